@@ -1,0 +1,74 @@
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
+import { migrate } from './db/migrate.js';
+import { createPool } from './db/pool.js';
+import { createGateway, setBoundPort, type Gateway } from './gateway.js';
+import { buildHttpServer, type HttpServer } from './http/server.js';
+import type { Logger } from './logger.js';
+import { startWorkers, type Workers } from './workers.js';
+
+export interface RunningGateway {
+  gw: Gateway;
+  http: HttpServer;
+  /** Base URL this process listens on. */
+  url: string;
+  embedded: boolean;
+  /** Graceful: refuse new requests, finish in-flight ones, stop workers, close the database. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Skip background workers (tests that drive them by hand). */
+  workers?: boolean;
+  poolMax?: number;
+}
+
+export async function startGateway(
+  config: Config,
+  log: Logger,
+  opts: StartOptions = {},
+): Promise<RunningGateway> {
+  let embedded: EmbeddedDatabase | undefined;
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, log);
+    databaseUrl = embedded.url;
+  }
+  const pool = createPool(databaseUrl, opts.poolMax ?? 20);
+  const gw = createGateway(config, pool, log);
+  const http = buildHttpServer(gw);
+  let workers: Workers | undefined;
+  try {
+    // Listen first: while migrations run, requests get 503 with Retry-After (D10).
+    await http.listen({ port: config.port, host: config.host });
+    const port = (http.server.address() as AddressInfo).port;
+    setBoundPort(gw, port);
+    const applied = await migrate(pool);
+    if (applied.length > 0) log.info({ applied }, 'migrations applied');
+    if (opts.workers !== false) workers = startWorkers(gw);
+    gw.phase = 'ready';
+  } catch (err) {
+    await http.close().catch(() => undefined);
+    await pool.end().catch(() => undefined);
+    await embedded?.stop().catch(() => undefined);
+    throw err;
+  }
+  let stopping: Promise<void> | undefined;
+  return {
+    gw,
+    http,
+    url: gw.urls.internal,
+    embedded: embedded !== undefined,
+    stop() {
+      stopping ??= (async () => {
+        gw.phase = 'draining';
+        await http.close();
+        await workers?.stop();
+        await pool.end();
+        await embedded?.stop();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import type { AppRow } from '../db/apps.js';
+import { ApiError } from '../domain/errors.js';
+import { hmacSha256Hex, safeEqual, sha256Hex } from './crypto.js';
+
+export const TIMESTAMP_TOLERANCE_S = 300;
+
+export interface SignedRequest {
+  method: string;
+  /** Request path without the query string (D2). */
+  path: string;
+  rawBody: Buffer;
+  key: string | undefined;
+  timestamp: string | undefined;
+  signature: string | undefined;
+}
+
+export interface AuthenticatedApp {
+  app: AppRow;
+  signingSecret: string;
+}
+
+/** Looks an app up by its public key; null when no app has it. */
+export type AppKeyLookup = (apiKey: string) => Promise<AuthenticatedApp | null>;
+
+export function canonicalString(
+  timestamp: string,
+  method: string,
+  path: string,
+  rawBody: Buffer | string,
+): string {
+  return `${timestamp}.${method.toUpperCase()}.${path}.${sha256Hex(rawBody)}`;
+}
+
+export function signRequest(
+  secret: string,
+  timestamp: string,
+  method: string,
+  path: string,
+  rawBody: Buffer | string,
+): string {
+  return hmacSha256Hex(secret, canonicalString(timestamp, method, path, rawBody));
+}
+
+/** Spec 5.1 in its order; an unknown key is indistinguishable from a wrong signature (D2). */
+export async function authenticateApp(
+  req: SignedRequest,
+  lookup: AppKeyLookup,
+  nowMs: number,
+): Promise<AuthenticatedApp> {
+  const { key, timestamp, signature } = req;
+  if (!key || !timestamp || !signature) throw new ApiError(401, 'missing auth headers');
+  if (!/^-?\d{1,15}$/.test(timestamp)) throw new ApiError(401, 'bad timestamp');
+  if (Math.abs(Math.floor(nowMs / 1000) - Number(timestamp)) > TIMESTAMP_TOLERANCE_S) {
+    throw new ApiError(401, 'timestamp out of range');
+  }
+  const found = await lookup(key);
+  const expected = found
+    ? signRequest(found.signingSecret, timestamp, req.method, req.path, req.rawBody)
+    : sha256Hex(key); // same work either way, no early exit that times key existence
+  if (!found || !safeEqual(expected, signature)) throw new ApiError(401, 'bad signature');
+  return found;
+}

@@ -1,0 +1,195 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { MODES, PROVIDERS, type Mode, type ProviderSlug } from './domain/types.js';
+
+/** Credentials and endpoint of one provider in one mode. Keys are provider-specific. */
+export interface ProviderEndpointConfig {
+  baseUrl: string;
+  credentials: Record<string, string>;
+  /** The secret (or verification material) the provider's inbound webhooks are checked with. */
+  webhookSecret: string;
+}
+
+export type ProviderEndpoints = Record<ProviderSlug, Partial<Record<Mode, ProviderEndpointConfig>>>;
+
+export interface DeliveryConfig {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  timeoutMs: number;
+}
+
+export interface Config {
+  env: 'development' | 'production';
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  embeddedPgPort: number;
+  adminToken: string;
+  adminTokenGenerated: boolean;
+  masterKey: Buffer;
+  /** Base of URLs a browser follows (checkout pages). Undefined: http://localhost:<bound port>. */
+  publicBaseUrl: string | undefined;
+  simulators: boolean;
+  idrPspDirectQr: boolean;
+  allowPrivateWebhookTargets: boolean;
+  delivery: DeliveryConfig;
+  /** sandbox/live endpoints from the environment; test mode endpoints are derived at run time. */
+  providerEndpoints: ProviderEndpoints;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function intVar(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}`);
+  return n;
+}
+
+function boolVar(env: Env, name: string, def: boolean): boolean {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === '') return def;
+  if (['true', 'on', '1', 'yes'].includes(raw)) return true;
+  if (['false', 'off', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true/false (or on/off), got "${env[name]}"`);
+}
+
+function urlVar(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    throw new ConfigError(`${name} must be an http(s) URL`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/**
+ * The master key encrypts app secrets at rest. Without MASTER_KEY a development install keeps
+ * a generated key in DATA_DIR so that secrets survive restarts; production must set it.
+ */
+function loadMasterKey(env: Env, isProd: boolean, dataDir: string): Buffer {
+  const raw = env.MASTER_KEY;
+  if (raw) {
+    const key = /^[0-9a-fA-F]{64}$/.test(raw)
+      ? Buffer.from(raw, 'hex')
+      : Buffer.from(raw, 'base64');
+    if (key.length !== 32) {
+      throw new ConfigError('MASTER_KEY must be 32 bytes, as 64 hex characters or base64');
+    }
+    return key;
+  }
+  if (isProd) throw new ConfigError('MASTER_KEY is required when PAYGATE_ENV=production');
+  const file = path.join(dataDir, 'master.key');
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+  return key;
+}
+
+/** Provider endpoints for sandbox and live come from <PROVIDER>_<MODE>_* variables. */
+const PROVIDER_VARS: Record<ProviderSlug, { credentials: string[]; webhookSecret: string }> = {
+  idr_psp: { credentials: ['SERVER_KEY'], webhookSecret: 'SERVER_KEY' },
+  card_psp: { credentials: ['ACCESS_TOKEN'], webhookSecret: 'WEBHOOK_SECRET' },
+  wallet_psp: { credentials: ['CLIENT_ID', 'CLIENT_SECRET'], webhookSecret: 'WEBHOOK_ID' },
+};
+
+function loadProviderEndpoints(env: Env): ProviderEndpoints {
+  const out: ProviderEndpoints = { idr_psp: {}, card_psp: {}, wallet_psp: {} };
+  for (const provider of PROVIDERS) {
+    for (const mode of ['sandbox', 'live'] as const) {
+      const prefix = `${provider.toUpperCase()}_${mode.toUpperCase()}_`;
+      const baseUrl = urlVar(env, `${prefix}BASE_URL`);
+      if (!baseUrl) continue;
+      const spec = PROVIDER_VARS[provider];
+      const credentials: Record<string, string> = {};
+      for (const name of new Set([...spec.credentials, spec.webhookSecret])) {
+        const value = env[prefix + name];
+        if (!value)
+          throw new ConfigError(`${prefix}${name} is required when ${prefix}BASE_URL is set`);
+        credentials[camel(name)] = value;
+      }
+      out[provider][mode] = {
+        baseUrl,
+        credentials,
+        webhookSecret: credentials[camel(spec.webhookSecret)] ?? '',
+      };
+    }
+  }
+  return out;
+}
+
+function camel(name: string): string {
+  return name.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const rawEnv = env.PAYGATE_ENV ?? 'development';
+  if (rawEnv !== 'development' && rawEnv !== 'production') {
+    throw new ConfigError('PAYGATE_ENV must be development or production');
+  }
+  const isProd = rawEnv === 'production';
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL');
+  }
+  let adminToken = env.ADMIN_TOKEN ?? '';
+  let adminTokenGenerated = false;
+  if (!adminToken) {
+    if (isProd) throw new ConfigError('ADMIN_TOKEN is required when PAYGATE_ENV=production');
+    adminToken = 'adm_' + randomBytes(24).toString('hex');
+    adminTokenGenerated = true;
+  } else if (adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
+  }
+  const maxAttempts = intVar(env, 'DELIVERY_MAX_ATTEMPTS', 16, 1, 100);
+  const config: Config = {
+    env: rawEnv,
+    port: intVar(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST || '0.0.0.0',
+    databaseUrl,
+    dataDir,
+    embeddedPgPort: intVar(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
+    adminToken,
+    adminTokenGenerated,
+    masterKey: loadMasterKey(env, isProd, dataDir),
+    publicBaseUrl: urlVar(env, 'PUBLIC_BASE_URL'),
+    simulators: boolVar(env, 'SIMULATORS', !isProd),
+    idrPspDirectQr: boolVar(env, 'IDR_PSP_DIRECT_QR', false),
+    allowPrivateWebhookTargets: boolVar(env, 'ALLOW_PRIVATE_WEBHOOK_TARGETS', false),
+    delivery: {
+      maxAttempts,
+      baseDelayMs: intVar(env, 'DELIVERY_BASE_DELAY_MS', 5000, 1, 86_400_000),
+      maxDelayMs: intVar(env, 'DELIVERY_MAX_DELAY_MS', 3_600_000, 1, 86_400_000),
+      timeoutMs: intVar(env, 'DELIVERY_TIMEOUT_MS', 10_000, 1, 600_000),
+    },
+    providerEndpoints: loadProviderEndpoints(env),
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+  return config;
+}
+
+/**
+ * Test-mode credentials of the built-in simulators, derived from the master key so that every
+ * instance sharing a master key (and a simulator run as its own process) agrees on them.
+ */
+export function simulatorSecret(masterKey: Buffer, label: string): string {
+  return createHmac('sha256', masterKey).update(`simulator:${label}`).digest('hex');
+}
+
+export const ALL_MODES = MODES;

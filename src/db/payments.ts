@@ -1,0 +1,153 @@
+import type { Mode, PaymentStatus } from '../domain/types.js';
+import type { Queryable } from './pool.js';
+
+export interface PaymentRow {
+  id: string;
+  app_id: string;
+  mode: Mode;
+  status: PaymentStatus;
+  amount_minor: number;
+  currency: string;
+  method: string;
+  provider: string;
+  provider_ref: string | null;
+  external_user_id: string;
+  email: string | null;
+  return_url: string;
+  metadata: Record<string, unknown>;
+  invoice_number: string | null;
+  last_error: string;
+  checkout_url: string | null;
+  qr_string: string | null;
+  qr_image_url: string | null;
+  provider_deadline: Date | null;
+  finalized_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const PAYMENT_COLUMNS = `id, app_id, mode, status, amount_minor, currency, method, provider,
+  provider_ref, external_user_id, email, return_url, metadata, invoice_number, last_error,
+  checkout_url, qr_string, qr_image_url, provider_deadline, finalized_at, created_at, updated_at`;
+
+export type NewPayment = Pick<
+  PaymentRow,
+  | 'id'
+  | 'app_id'
+  | 'mode'
+  | 'amount_minor'
+  | 'currency'
+  | 'method'
+  | 'provider'
+  | 'external_user_id'
+  | 'email'
+  | 'return_url'
+  | 'metadata'
+>;
+
+/** Inserts an initiated payment; the invoice number comes from the one global sequence. */
+export async function insertPayment(
+  db: Queryable,
+  p: NewPayment,
+  invoicePrefix: string | null,
+): Promise<PaymentRow> {
+  const res = await db.query<PaymentRow>({
+    name: 'payments_insert',
+    text: `INSERT INTO payments (id, app_id, mode, amount_minor, currency, method, provider,
+         external_user_id, email, return_url, metadata, invoice_number)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+         CASE WHEN $12::text IS NULL THEN NULL
+              ELSE $12::text || '-' || lpad(nextval('invoice_number_seq')::text, 6, '0') END)
+       RETURNING ${PAYMENT_COLUMNS}`,
+    values: [
+      p.id,
+      p.app_id,
+      p.mode,
+      p.amount_minor,
+      p.currency,
+      p.method,
+      p.provider,
+      p.external_user_id,
+      p.email,
+      p.return_url,
+      JSON.stringify(p.metadata),
+      invoicePrefix,
+    ],
+  });
+  return res.rows[0] as PaymentRow;
+}
+
+export async function findPayment(db: Queryable, id: string): Promise<PaymentRow | null> {
+  const res = await db.query<PaymentRow>({
+    name: 'payments_by_id',
+    text: `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = $1`,
+    values: [id],
+  });
+  return res.rows[0] ?? null;
+}
+
+export async function findAppPayment(
+  db: Queryable,
+  appId: string,
+  id: string,
+): Promise<PaymentRow | null> {
+  const res = await db.query<PaymentRow>({
+    name: 'payments_by_app_and_id',
+    text: `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = $1 AND app_id = $2`,
+    values: [id, appId],
+  });
+  return res.rows[0] ?? null;
+}
+
+export async function storeRegistration(
+  db: Queryable,
+  id: string,
+  reg: {
+    providerRef: string;
+    checkoutUrl: string;
+    qrString: string | null;
+    qrImageUrl: string | null;
+    providerDeadline: Date | null;
+  },
+): Promise<PaymentRow | null> {
+  const res = await db.query<PaymentRow>({
+    name: 'payments_store_registration',
+    text: `UPDATE payments SET provider_ref = $2, checkout_url = $3, qr_string = $4, qr_image_url = $5,
+         provider_deadline = $6, updated_at = now()
+       WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`,
+    values: [
+      id,
+      reg.providerRef,
+      reg.checkoutUrl,
+      reg.qrString,
+      reg.qrImageUrl,
+      reg.providerDeadline,
+    ],
+  });
+  return res.rows[0] ?? null;
+}
+
+/** The provider refused the registration: the payment can never be paid. */
+export async function markRegistrationRejected(
+  db: Queryable,
+  id: string,
+  providerText: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE payments SET status = 'failed', last_error = $2, finalized_at = now(), updated_at = now()
+     WHERE id = $1 AND status = 'initiated'`,
+    [id, providerText],
+  );
+}
+
+/** An unanswered registration: the reconciler asks the provider after this deadline. */
+export async function setProviderDeadline(
+  db: Queryable,
+  id: string,
+  deadline: Date,
+): Promise<void> {
+  await db.query(`UPDATE payments SET provider_deadline = $2, updated_at = now() WHERE id = $1`, [
+    id,
+    deadline,
+  ]);
+}

@@ -1,0 +1,14 @@
+import { randomBytes } from 'node:crypto';
+
+/** payment_id and refund_id: 32 lowercase hex characters from a cryptographic source (D3). */
+export function newId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+export function isPaymentId(v: string): boolean {
+  return /^[0-9a-f]{32}$/.test(v);
+}
+
+export function newAppId(): string {
+  return 'app_' + randomBytes(12).toString('hex');
+}

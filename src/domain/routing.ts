@@ -1,0 +1,45 @@
+import { ApiError } from './errors.js';
+import type { ProviderSlug } from './types.js';
+
+export const IDR_METHODS = [
+  'qris',
+  'va_bca',
+  'va_mandiri',
+  'va_bni',
+  'va_bri',
+  'va_permata',
+] as const;
+const CARD_WALLET_CURRENCIES = ['USD', 'EUR', 'GBP'] as const;
+
+/** (currency, method) -> providers in routing order; the first allowed one wins (D3). */
+const ROUTES = new Map<string, readonly ProviderSlug[]>();
+for (const m of IDR_METHODS) ROUTES.set(`IDR:${m}`, ['idr_psp']);
+for (const c of CARD_WALLET_CURRENCIES) {
+  ROUTES.set(`${c}:card_psp`, ['card_psp']);
+  ROUTES.set(`${c}:wallet_psp`, ['wallet_psp']);
+}
+
+/** Every method each provider supports: the default allowed_methods of a new app (D1). */
+export const PROVIDER_METHODS: Record<ProviderSlug, readonly string[]> = {
+  idr_psp: IDR_METHODS,
+  card_psp: ['card_psp'],
+  wallet_psp: ['wallet_psp'],
+};
+
+export interface RoutingPolicy {
+  allowedProviders: readonly string[];
+  allowedMethods: Record<string, readonly string[]>;
+}
+
+export function routePayment(currency: string, method: string, app: RoutingPolicy): ProviderSlug {
+  const candidates = ROUTES.get(`${currency}:${method}`);
+  if (!candidates) {
+    throw new ApiError(422, `no provider supports method=${method} for currency=${currency}`);
+  }
+  const allowed = candidates.find((p) => app.allowedProviders.includes(p));
+  if (!allowed) throw new ApiError(422, `provider ${candidates[0]} not allowed for this app`);
+  if (!(app.allowedMethods[allowed] ?? []).includes(method)) {
+    throw new ApiError(422, `method ${method} not enabled for provider ${allowed} on this app`);
+  }
+  return allowed;
+}

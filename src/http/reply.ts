@@ -1,0 +1,39 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+export function sendText(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type('text/plain; charset=utf-8').send(body);
+}
+
+export function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(typeof body === 'string' ? body : JSON.stringify(body));
+}
+
+/** The raw request bytes: every body is read as a Buffer (signatures cover exact bytes). */
+export function rawBody(req: FastifyRequest): Buffer {
+  return Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+}
+
+/** The request path without its query string (D2: the signed path). */
+export function requestPath(req: FastifyRequest): string {
+  const q = req.url.indexOf('?');
+  return q === -1 ? req.url : req.url.slice(0, q);
+}
+
+export function header(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Parses a JSON body for admin routes; an empty body is an empty object. */
+export function jsonBody(req: FastifyRequest): unknown {
+  const raw = rawBody(req);
+  if (raw.length === 0) return {};
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    return Symbol.for('invalid');
+  }
+}

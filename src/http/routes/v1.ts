@@ -1,0 +1,49 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { authenticateApp, type AuthenticatedApp } from '../../auth/appAuth.js';
+import type { Gateway } from '../../gateway.js';
+import { createPayment, getPayment } from '../../services/payments.js';
+import { header, rawBody, requestPath, sendJson } from '../reply.js';
+
+const PROVIDER_TIMEOUT_MS = 15_000;
+
+export function v1Routes(gw: Gateway) {
+  const authenticate = (req: FastifyRequest): Promise<AuthenticatedApp> =>
+    authenticateApp(
+      {
+        method: req.method,
+        path: requestPath(req),
+        rawBody: rawBody(req),
+        key: header(req, 'x-pay-key'),
+        timestamp: header(req, 'x-pay-timestamp'),
+        signature: header(req, 'x-pay-signature'),
+      },
+      (key) => gw.lookupAppKey(key),
+      gw.now(),
+    );
+
+  const paymentDeps = {
+    pool: gw.pool,
+    providers: gw.providers,
+    idrPspDirectQr: gw.config.idrPspDirectQr,
+    providerTimeoutMs: PROVIDER_TIMEOUT_MS,
+    log: gw.log,
+  };
+
+  return async (app: FastifyInstance) => {
+    app.post('/v1/payments', async (req, reply) => {
+      const { app: tenant } = await authenticate(req);
+      const res = await createPayment(
+        paymentDeps,
+        tenant,
+        rawBody(req),
+        header(req, 'idempotency-key'),
+      );
+      return sendJson(reply, res.status, res.body);
+    });
+
+    app.get<{ Params: { payment_id: string } }>('/v1/payments/:payment_id', async (req, reply) => {
+      const { app: tenant } = await authenticate(req);
+      return sendJson(reply, 200, await getPayment(gw.pool, tenant, req.params.payment_id));
+    });
+  };
+}

@@ -1,0 +1,61 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError } from 'fastify';
+import { ApiError } from '../domain/errors.js';
+import type { Gateway } from '../gateway.js';
+import { registerSimulators } from '../simulators/index.js';
+import { sendText } from './reply.js';
+import { adminRoutes } from './routes/admin.js';
+import { healthRoutes } from './routes/health.js';
+import { v1Routes } from './routes/v1.js';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+export type HttpServer = ReturnType<typeof buildHttpServer>;
+
+export function buildHttpServer(gw: Gateway) {
+  const app = Fastify({
+    // pino's Logger is a FastifyBaseLogger; naming the base type keeps route types default.
+    loggerInstance: gw.log as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT,
+    // Per-request access logs cost more than they tell at this volume; errors are logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: true,
+  });
+
+  // Every body is kept as raw bytes: request and webhook signatures cover the exact bytes,
+  // and JSON is parsed by the handler after authentication.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  app.addHook('onRequest', async (req, reply) => {
+    if (gw.phase !== 'ready' && req.url !== '/healthz') {
+      reply.header('Retry-After', '5');
+      if (gw.phase === 'draining') reply.header('Connection', 'close');
+      return sendText(reply, 503, 'service unavailable');
+    }
+  });
+
+  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
+    if (err instanceof ApiError) {
+      for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+      return sendText(reply, err.status, err.body);
+    }
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendText(reply, 413, 'body too large');
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return sendText(
+        reply,
+        err.statusCode,
+        err.statusCode === 400 ? 'bad request' : 'request error',
+      );
+    }
+    req.log.error({ err, reqId: req.id, url: req.url.split('?')[0] }, 'unhandled error');
+    return sendText(reply, 500, 'internal error');
+  });
+
+  app.setNotFoundHandler((_req, reply) => sendText(reply, 404, 'not found'));
+
+  app.register(healthRoutes(gw));
+  app.register(v1Routes(gw));
+  app.register(adminRoutes(gw), { prefix: '/admin' });
+  if (gw.config.simulators) app.register(registerSimulators(gw), { prefix: '/sim' });
+  return app;
+}

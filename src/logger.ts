@@ -1,0 +1,27 @@
+import pino from 'pino';
+
+export type Logger = pino.Logger;
+
+/** Paths that may carry secrets anywhere in a log object; pino replaces them. */
+const REDACT = [
+  'req.headers.authorization',
+  'req.headers["x-pay-signature"]',
+  'headers.authorization',
+  '*.signing_secret',
+  '*.webhook_secret',
+  '*.signingSecret',
+  '*.webhookSecret',
+  '*.password',
+  '*.serverKey',
+  '*.accessToken',
+  '*.clientSecret',
+  'signing_secret',
+  'webhook_secret',
+  'adminToken',
+  'masterKey',
+  'databaseUrl',
+];
+
+export function createLogger(level: string): Logger {
+  return pino({ level, redact: { paths: REDACT, censor: '[redacted]' } });
+}

@@ -1,0 +1,51 @@
+import type { Config, ProviderEndpointConfig } from '../config.js';
+import { MODES, type Mode, type ProviderSlug } from '../domain/types.js';
+import { simulatorEndpoint } from '../simulators/credentials.js';
+import { cardPsp } from './card_psp/index.js';
+import { idrPsp } from './idr_psp/index.js';
+import type { PaymentProvider } from './types.js';
+import { walletPsp } from './wallet_psp/index.js';
+
+/** Addresses of this instance, known once the server listens (port 0 in tests). */
+export interface GatewayUrls {
+  /** How this process reaches itself (simulators calling /webhooks, adapters calling /sim). */
+  internal: string;
+  /** Base of URLs a browser follows (checkout pages). */
+  public: string;
+}
+
+export class ProviderRegistry {
+  private readonly providers: Record<ProviderSlug, PaymentProvider> = {
+    idr_psp: idrPsp,
+    card_psp: cardPsp,
+    wallet_psp: walletPsp,
+  };
+
+  constructor(
+    private readonly config: Pick<Config, 'simulators' | 'masterKey' | 'providerEndpoints'>,
+    private readonly urls: GatewayUrls,
+  ) {}
+
+  get(slug: ProviderSlug): PaymentProvider {
+    return this.providers[slug];
+  }
+
+  /** D3: test mode uses the built-in simulators; sandbox and live their configured endpoint. */
+  endpoint(slug: ProviderSlug, mode: Mode): ProviderEndpointConfig | null {
+    if (mode === 'test') {
+      if (!this.config.simulators) return null;
+      return simulatorEndpoint(slug, this.config.masterKey, `${this.urls.internal}/sim/${slug}`);
+    }
+    return this.config.providerEndpoints[slug][mode] ?? null;
+  }
+
+  /** Every mode with an endpoint, for verifying an inbound webhook under each one's secret. */
+  configuredModes(slug: ProviderSlug): { mode: Mode; endpoint: ProviderEndpointConfig }[] {
+    const out: { mode: Mode; endpoint: ProviderEndpointConfig }[] = [];
+    for (const mode of MODES) {
+      const endpoint = this.endpoint(slug, mode);
+      if (endpoint) out.push({ mode, endpoint });
+    }
+    return out;
+  }
+}

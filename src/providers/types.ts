@@ -1,0 +1,118 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ProviderEndpointConfig } from '../config.js';
+import type { Mode, ProviderSlug } from '../domain/types.js';
+
+/** What a provider call needs besides its arguments: where to go and with which credentials. */
+export interface ProviderContext {
+  mode: Mode;
+  endpoint: ProviderEndpointConfig;
+  /** Per-call timeout; a timeout is an indeterminate outcome, never a rejection. */
+  timeoutMs: number;
+}
+
+export interface RegisterPaymentInput {
+  paymentId: string;
+  amountMinor: number;
+  currency: string;
+  method: string;
+  email: string | null;
+  externalUserId: string;
+  returnUrl: string;
+  metadata: Record<string, unknown>;
+  /** IDR_PSP_DIRECT_QR: register a QR charge directly and return the QR string/image. */
+  directQr: boolean;
+}
+
+export interface RegisteredPayment {
+  providerRef: string;
+  checkoutUrl: string;
+  qrString?: string;
+  qrImageUrl?: string;
+  /** The provider's own expiry of the unpaid payment (QR: 20 minutes), if it has one. */
+  expiresAt?: Date;
+}
+
+/**
+ * Provider failures sorted as medusa does: 'rejected' means the provider said no (its text
+ * is reported verbatim); 'indeterminate' means we do not know (timeout, connection reset,
+ * 5xx): the operation may have happened and must be resolved by asking again.
+ */
+export class ProviderError extends Error {
+  constructor(
+    readonly kind: 'rejected' | 'indeterminate',
+    readonly providerText: string,
+  ) {
+    super(providerText);
+  }
+}
+
+export type CanonicalOutcome = 'succeeded' | 'failed' | 'canceled';
+
+/** What an inbound provider event means to the gateway, after the provider's own mapping. */
+export type InboundAction =
+  /** Valid but changes nothing (heartbeats, pending, intermediate states). */
+  | { kind: 'none' }
+  /** Finalizes the referenced payment. */
+  | {
+      kind: 'payment';
+      outcome: CanonicalOutcome;
+      /** Verbatim provider error text for failed outcomes. */
+      errorText?: string;
+      /** Provider enrichment merged into metadata (spec 6.3). */
+      enrichment?: Record<string, unknown>;
+    }
+  /** wallet_psp: the buyer approved; the gateway must capture before the payment settles. */
+  | { kind: 'capture_required' }
+  /** card_psp: a renewal charge of a subscription, a new succeeded payment. */
+  | {
+      kind: 'renewal';
+      subscriptionId: string;
+      providerRef: string;
+      amountMinor: number;
+      currency: string;
+      enrichment: Record<string, unknown>;
+    }
+  | {
+      kind: 'subscription';
+      event: 'subscription.canceled' | 'subscription.revoked';
+      subscriptionId: string;
+      enrichment: Record<string, unknown>;
+    }
+  | {
+      kind: 'refund';
+      outcome: 'succeeded' | 'failed';
+      providerRefundRef: string;
+      amountMinor?: number;
+      errorText?: string;
+    };
+
+export interface InboundEvent {
+  /** The provider's own event name (archived; card_psp_event_type). */
+  eventType: string;
+  /** How to find the payment: our id when the provider echoes it, else its reference. */
+  paymentId?: string;
+  providerRef?: string;
+  /** card_psp: the subscription the event belongs to (renewals, subscription events). */
+  subscriptionId?: string;
+  action: InboundAction;
+}
+
+/** Thrown by parseWebhook when the body cannot be tied to a payment: 400 'bad reference ...'. */
+export class BadReference extends Error {}
+
+export interface PaymentProvider {
+  slug: ProviderSlug;
+  /** Registers the payment; idempotent on paymentId (a retry returns the same registration). */
+  register(ctx: ProviderContext, input: RegisterPaymentInput): Promise<RegisteredPayment>;
+  /**
+   * Checks the provider's signature of an inbound webhook with one mode's endpoint config.
+   * The gateway tries each configured mode and keeps the one that verifies.
+   */
+  verifyWebhook(
+    endpoint: ProviderEndpointConfig,
+    headers: IncomingHttpHeaders,
+    rawBody: Buffer,
+  ): Promise<boolean>;
+  /** Parses a verified body; the provider's one exhaustive status mapping lives behind this. */
+  parseWebhook(headers: IncomingHttpHeaders, rawBody: Buffer): InboundEvent;
+}

@@ -1,0 +1,204 @@
+import { decryptSecret, encryptSecret, newSecret } from '../auth/crypto.js';
+import * as appsDb from '../db/apps.js';
+import type { AppRow } from '../db/apps.js';
+import type { Queryable } from '../db/pool.js';
+import { isPrivateUrlHost } from '../domain/addresses.js';
+import { ApiError } from '../domain/errors.js';
+import { newAppId } from '../domain/ids.js';
+import { isHttpUrl } from '../domain/paymentRequest.js';
+import { PROVIDER_METHODS } from '../domain/routing.js';
+import { isMode, isProvider, PROVIDERS, type Mode, type ProviderSlug } from '../domain/types.js';
+
+export interface AppServiceDeps {
+  db: Queryable;
+  masterKey: Buffer;
+  allowPrivateWebhookTargets: boolean;
+  /** Called after keys change so that caches on every instance drop the old ones. */
+  onKeysChanged?: (appId: string, oldApiKey: string) => Promise<void> | void;
+}
+
+export interface AppView {
+  app_id: string;
+  name: string;
+  mode: Mode;
+  api_key: string;
+  webhook_url: string | null;
+  allowed_providers: string[];
+  allowed_methods: Record<string, string[]>;
+  created_at: string;
+}
+
+export interface AppWithSecrets extends AppView {
+  signing_secret: string;
+  webhook_secret: string;
+}
+
+const bad = (reason: string) => new ApiError(400, reason);
+
+export function toAppView(row: AppRow): AppView {
+  return {
+    app_id: row.id,
+    name: row.name,
+    mode: row.mode,
+    api_key: row.api_key,
+    webhook_url: row.webhook_url,
+    allowed_providers: row.allowed_providers,
+    allowed_methods: row.allowed_methods,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+function withSecrets(row: AppRow, signingSecret: string, webhookSecret: string): AppWithSecrets {
+  const view = toAppView(row);
+  // Field order of D1's create response.
+  return {
+    app_id: view.app_id,
+    name: view.name,
+    mode: view.mode,
+    api_key: view.api_key,
+    signing_secret: signingSecret,
+    webhook_secret: webhookSecret,
+    webhook_url: view.webhook_url,
+    allowed_providers: view.allowed_providers,
+    allowed_methods: view.allowed_methods,
+    created_at: view.created_at,
+  };
+}
+
+function parseName(v: unknown): string {
+  if (typeof v !== 'string' || v.trim() === '') throw bad('name must be a non-empty string');
+  if (v.length > 200) throw bad('name must be at most 200 characters');
+  return v;
+}
+
+function parseWebhookUrl(v: unknown, mode: Mode, allowPrivate: boolean): string | null {
+  if (v === undefined || v === null || v === '') return null;
+  if (typeof v !== 'string' || !isHttpUrl(v) || v.length > 2048) {
+    throw bad('webhook_url must be an absolute http(s) URL');
+  }
+  if (mode === 'live' && !allowPrivate && isPrivateUrlHost(v)) {
+    throw bad('webhook_url must be a public address');
+  }
+  return v;
+}
+
+function parseProviders(v: unknown): ProviderSlug[] {
+  if (v === undefined) return [...PROVIDERS];
+  if (!Array.isArray(v) || !v.every((p) => typeof p === 'string')) {
+    throw bad('allowed_providers must be an array of provider slugs');
+  }
+  for (const p of v) if (!isProvider(p)) throw bad(`unknown provider ${p}`);
+  return [...new Set(v as ProviderSlug[])];
+}
+
+/** Providers missing from the object keep every method they support (see docs/api.md). */
+function parseMethods(v: unknown): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const p of PROVIDERS) out[p] = [...PROVIDER_METHODS[p]];
+  if (v === undefined) return out;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    throw bad('allowed_methods must be an object of provider slug to method list');
+  }
+  for (const [p, methods] of Object.entries(v)) {
+    if (!isProvider(p)) throw bad(`unknown provider ${p}`);
+    if (!Array.isArray(methods) || !methods.every((m) => typeof m === 'string')) {
+      throw bad(`allowed_methods.${p} must be an array of method slugs`);
+    }
+    for (const m of methods) {
+      if (!PROVIDER_METHODS[p].includes(m))
+        throw bad(`method ${m} is not supported by provider ${p}`);
+    }
+    out[p] = [...new Set(methods as string[])];
+  }
+  return out;
+}
+
+function objectBody(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw bad('body must be a JSON object');
+  }
+  return body as Record<string, unknown>;
+}
+
+function newKeys(masterKey: Buffer) {
+  const signingSecret = newSecret('sk_', 32);
+  const webhookSecret = newSecret('whsec_', 32);
+  return {
+    plain: { signingSecret, webhookSecret },
+    sealed: {
+      api_key: newSecret('pk_', 16),
+      signing_secret_enc: encryptSecret(masterKey, signingSecret),
+      webhook_secret_enc: encryptSecret(masterKey, webhookSecret),
+    },
+  };
+}
+
+export async function createApp(deps: AppServiceDeps, rawBody: unknown): Promise<AppWithSecrets> {
+  const body = objectBody(rawBody);
+  const name = parseName(body.name);
+  const mode = body.mode ?? 'test';
+  if (!isMode(mode)) throw bad('mode must be one of test, sandbox, live');
+  const webhookUrl = parseWebhookUrl(body.webhook_url, mode, deps.allowPrivateWebhookTargets);
+  const allowedProviders = parseProviders(body.allowed_providers);
+  const allowedMethods = parseMethods(body.allowed_methods);
+  const keys = newKeys(deps.masterKey);
+  const row = await appsDb.insertApp(deps.db, {
+    id: newAppId(),
+    name,
+    mode,
+    webhook_url: webhookUrl,
+    allowed_providers: allowedProviders,
+    allowed_methods: allowedMethods,
+    ...keys.sealed,
+  });
+  return withSecrets(row, keys.plain.signingSecret, keys.plain.webhookSecret);
+}
+
+export async function listApps(deps: AppServiceDeps): Promise<AppView[]> {
+  return (await appsDb.listApps(deps.db)).map(toAppView);
+}
+
+const appNotFound = () => new ApiError(404, 'app not found');
+
+export async function patchApp(
+  deps: AppServiceDeps,
+  id: string,
+  rawBody: unknown,
+): Promise<AppView> {
+  const body = objectBody(rawBody);
+  if ('mode' in body) throw bad('mode cannot be changed');
+  const current = await appsDb.findAppById(deps.db, id);
+  if (!current) throw appNotFound();
+  const patch: appsDb.AppPatch = {};
+  if ('name' in body) patch.name = parseName(body.name);
+  if ('webhook_url' in body) {
+    patch.webhook_url = parseWebhookUrl(
+      body.webhook_url,
+      current.mode,
+      deps.allowPrivateWebhookTargets,
+    );
+  }
+  if ('allowed_providers' in body) patch.allowed_providers = parseProviders(body.allowed_providers);
+  if ('allowed_methods' in body) patch.allowed_methods = parseMethods(body.allowed_methods);
+  const row = await appsDb.updateApp(deps.db, id, patch);
+  if (!row) throw appNotFound();
+  return toAppView(row);
+}
+
+export async function regenerateKeys(deps: AppServiceDeps, id: string): Promise<AppWithSecrets> {
+  const current = await appsDb.findAppById(deps.db, id);
+  if (!current) throw appNotFound();
+  const keys = newKeys(deps.masterKey);
+  const row = await appsDb.replaceAppKeys(deps.db, id, keys.sealed);
+  if (!row) throw appNotFound();
+  await deps.onKeysChanged?.(id, current.api_key);
+  return withSecrets(row, keys.plain.signingSecret, keys.plain.webhookSecret);
+}
+
+export function appSigningSecret(masterKey: Buffer, row: AppRow): string {
+  return decryptSecret(masterKey, row.signing_secret_enc);
+}
+
+export function appWebhookSecret(masterKey: Buffer, row: AppRow): string {
+  return decryptSecret(masterKey, row.webhook_secret_enc);
+}

@@ -1,0 +1,96 @@
+import { sha256Hex } from '../auth/crypto.js';
+import * as idem from '../db/idempotency.js';
+import type { Pool } from '../db/pool.js';
+import { ApiError } from '../domain/errors.js';
+
+export interface StoredResponse {
+  status: number;
+  body: string;
+}
+
+export interface Claim {
+  scope: idem.IdempotencyScope | null;
+  /** The resource an earlier, failed attempt with this key created; resume it. */
+  resumeId: string | null;
+}
+
+/** Longer than any provider call, so a live owner never loses its claim. */
+const LEASE_MS = 60_000;
+/** How long a duplicate waits for the first request before giving up with a 503. */
+const MAX_WAIT_MS = 65_000;
+
+export function validIdempotencyKey(key: string): boolean {
+  return key.length >= 1 && key.length <= 255 && /^[\x20-\x7e]+$/.test(key);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * D4: runs handler at most once per (app, endpoint, key) at a time. A duplicate waits for
+ * the first and replays its stored 2xx; a 4xx/5xx or a crash frees the key for a retry,
+ * which resumes the resource the failed attempt created instead of making a second one.
+ */
+export async function runIdempotent(
+  pool: Pool,
+  scope: idem.IdempotencyScope | null,
+  rawBody: Buffer,
+  handler: (claim: Claim) => Promise<StoredResponse>,
+): Promise<StoredResponse> {
+  if (!scope) return handler({ scope: null, resumeId: null });
+  if (!validIdempotencyKey(scope.key)) {
+    throw new ApiError(400, 'Idempotency-Key must be 1 to 255 printable ASCII characters');
+  }
+  const hash = sha256Hex(rawBody);
+  const started = Date.now();
+  let delay = 10;
+  for (;;) {
+    let resumeId: string | null | undefined;
+    if (await idem.tryInsertClaim(pool, scope, hash, LEASE_MS)) {
+      resumeId = null;
+    } else {
+      const row = await idem.readClaim(pool, scope);
+      if (!row) continue;
+      if (row.expired) {
+        await idem.deleteIfExpired(pool, scope);
+        continue;
+      }
+      if (row.request_hash !== hash && row.state !== 'released') {
+        throw new ApiError(409, 'idempotency conflict — different body for same key');
+      }
+      if (row.state === 'completed') {
+        return { status: row.response_status as number, body: row.response_body as string };
+      }
+      if (row.state === 'released' || row.lease_expired) {
+        const taken = await idem.takeOver(pool, scope, row, hash, LEASE_MS);
+        if (taken) resumeId = taken.resourceId;
+      }
+    }
+    if (resumeId !== undefined) return own(pool, scope, resumeId, handler);
+    if (Date.now() - started > MAX_WAIT_MS) {
+      throw new ApiError(503, 'service unavailable', { 'Retry-After': '1' });
+    }
+    await sleep(delay);
+    delay = Math.min(delay * 2, 200);
+  }
+}
+
+async function own(
+  pool: Pool,
+  scope: idem.IdempotencyScope,
+  resumeId: string | null,
+  handler: (claim: Claim) => Promise<StoredResponse>,
+): Promise<StoredResponse> {
+  let response: StoredResponse;
+  try {
+    response = await handler({ scope, resumeId });
+  } catch (err) {
+    await idem.release(pool, scope).catch(() => undefined);
+    throw err;
+  }
+  if (response.status >= 200 && response.status < 300) {
+    await idem.complete(pool, scope, response.status, response.body);
+  } else {
+    await idem.release(pool, scope);
+  }
+  return response;
+}

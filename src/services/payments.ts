@@ -1,0 +1,219 @@
+import type { AppRow } from '../db/apps.js';
+import { upsertCustomer } from '../db/customers.js';
+import * as idem from '../db/idempotency.js';
+import * as paymentsDb from '../db/payments.js';
+import type { PaymentRow } from '../db/payments.js';
+import { withTransaction, type Pool } from '../db/pool.js';
+import { ApiError, notFoundPayment } from '../domain/errors.js';
+import { isPaymentId, newId } from '../domain/ids.js';
+import {
+  parseCreatePayment,
+  parseJsonObject,
+  type CreatePaymentRequest,
+} from '../domain/paymentRequest.js';
+import { routePayment } from '../domain/routing.js';
+import type { ProviderSlug } from '../domain/types.js';
+import type { ProviderRegistry } from '../providers/registry.js';
+import { ProviderError, type RegisteredPayment } from '../providers/types.js';
+import { runIdempotent, type Claim, type StoredResponse } from './idempotency.js';
+
+export interface PaymentServiceDeps {
+  pool: Pool;
+  providers: ProviderRegistry;
+  idrPspDirectQr: boolean;
+  providerTimeoutMs: number;
+  log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+/** An unanswered registration is asked about again after this long (the reconciler). */
+const UNANSWERED_REGISTRATION_RECHECK_MS = 5 * 60_000;
+
+export interface PaymentView {
+  payment_id: string;
+  status: string;
+  amount_minor: number;
+  currency: string;
+  method: string;
+  provider: string;
+  provider_ref: string;
+  metadata: Record<string, unknown>;
+  invoice_number: string;
+  last_error: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The shape of GET /v1/payments/{id} (spec 4.2, D11). */
+export function toPaymentView(p: PaymentRow): PaymentView {
+  return {
+    payment_id: p.id,
+    status: p.status,
+    amount_minor: p.amount_minor,
+    currency: p.currency,
+    method: p.method,
+    provider: p.provider,
+    provider_ref: p.provider_ref ?? '',
+    metadata: p.metadata,
+    invoice_number: p.invoice_number ?? '',
+    last_error: p.last_error,
+    created_at: p.created_at.toISOString(),
+    updated_at: p.updated_at.toISOString(),
+  };
+}
+
+function createdResponse(p: PaymentRow): StoredResponse {
+  const body: Record<string, string> = {
+    payment_id: p.id,
+    status: p.status,
+    checkout_url: p.checkout_url ?? '',
+  };
+  if (p.invoice_number) body.invoice_number = p.invoice_number;
+  if (p.qr_string) body.qr_string = p.qr_string;
+  if (p.qr_image_url) body.qr_image_url = p.qr_image_url;
+  return { status: 201, body: JSON.stringify(body) };
+}
+
+export async function createPayment(
+  deps: PaymentServiceDeps,
+  app: AppRow,
+  rawBody: Buffer,
+  idempotencyKey: string | undefined,
+): Promise<StoredResponse> {
+  const scope =
+    idempotencyKey === undefined
+      ? null
+      : { appId: app.id, endpoint: 'POST /v1/payments', key: idempotencyKey };
+  return runIdempotent(deps.pool, scope, rawBody, async (claim) => {
+    const req = parseCreatePayment(parseJsonObject(rawBody));
+    const provider = routePayment(req.currency, req.method, {
+      allowedProviders: app.allowed_providers,
+      allowedMethods: app.allowed_methods,
+    });
+    const resumed = claim.resumeId ? await paymentsDb.findPayment(deps.pool, claim.resumeId) : null;
+    if (resumed && resumed.status === 'initiated' && resumed.app_id === app.id) {
+      if (resumed.provider_ref) return createdResponse(resumed);
+      return register(deps, resumed, provider);
+    }
+    const payment = await insertNew(deps, app, req, provider, claim);
+    return register(deps, payment, provider);
+  });
+}
+
+async function insertNew(
+  deps: PaymentServiceDeps,
+  app: AppRow,
+  req: CreatePaymentRequest,
+  provider: ProviderSlug,
+  claim: Claim,
+): Promise<PaymentRow> {
+  if (!deps.providers.endpoint(provider, app.mode)) {
+    throw new ApiError(
+      502,
+      `provider checkout failed: ${provider} is not configured for ${app.mode} mode`,
+    );
+  }
+  return withTransaction(deps.pool, async (tx) => {
+    try {
+      await upsertCustomer(tx, app.id, req.externalUserId, req.email);
+    } catch (err) {
+      deps.log.error({ err }, 'customer upsert failed');
+      throw new ApiError(500, 'customer upsert failed');
+    }
+    let payment: PaymentRow;
+    try {
+      payment = await paymentsDb.insertPayment(
+        tx,
+        {
+          id: newId(),
+          app_id: app.id,
+          mode: app.mode,
+          amount_minor: req.amountMinor,
+          currency: req.currency,
+          method: req.method,
+          provider,
+          external_user_id: req.externalUserId,
+          email: req.email,
+          return_url: req.returnUrl,
+          metadata: req.metadata,
+        },
+        req.invoicePrefix,
+      );
+      // Same transaction: a crash after commit leaves the key pointing at this payment.
+      if (claim.scope) await idem.setResource(tx, claim.scope, payment.id);
+    } catch (err) {
+      deps.log.error({ err }, 'payment insert failed');
+      throw new ApiError(500, 'payment create failed');
+    }
+    return payment;
+  });
+}
+
+async function register(
+  deps: PaymentServiceDeps,
+  payment: PaymentRow,
+  slug: ProviderSlug,
+): Promise<StoredResponse> {
+  const endpoint = deps.providers.endpoint(slug, payment.mode);
+  if (!endpoint) {
+    throw new ApiError(
+      502,
+      `provider checkout failed: ${slug} is not configured for ${payment.mode} mode`,
+    );
+  }
+  let reg: RegisteredPayment;
+  try {
+    reg = await deps.providers.get(slug).register(
+      { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs },
+      {
+        paymentId: payment.id,
+        amountMinor: payment.amount_minor,
+        currency: payment.currency,
+        method: payment.method,
+        email: payment.email,
+        externalUserId: payment.external_user_id,
+        returnUrl: payment.return_url,
+        metadata: payment.metadata,
+        directQr: deps.idrPspDirectQr,
+      },
+    );
+  } catch (err) {
+    if (err instanceof ProviderError && err.kind === 'rejected') {
+      await paymentsDb.markRegistrationRejected(deps.pool, payment.id, err.providerText);
+      throw new ApiError(502, `provider checkout failed: ${err.providerText}`);
+    }
+    // Indeterminate: the provider may hold the registration. The payment stays initiated;
+    // a retry with the same key resumes it and the reconciler asks the provider later.
+    const text = err instanceof ProviderError ? err.providerText : 'provider unreachable';
+    deps.log.warn({ err, payment_id: payment.id }, 'provider registration indeterminate');
+    await paymentsDb
+      .setProviderDeadline(
+        deps.pool,
+        payment.id,
+        new Date(Date.now() + UNANSWERED_REGISTRATION_RECHECK_MS),
+      )
+      .catch(() => undefined);
+    throw new ApiError(502, `provider checkout failed: ${text}`);
+  }
+  let stored: PaymentRow | null;
+  try {
+    stored = await paymentsDb.storeRegistration(deps.pool, payment.id, {
+      providerRef: reg.providerRef,
+      checkoutUrl: reg.checkoutUrl,
+      qrString: reg.qrString ?? null,
+      qrImageUrl: reg.qrImageUrl ?? null,
+      providerDeadline: reg.expiresAt ?? null,
+    });
+  } catch (err) {
+    deps.log.error({ err, payment_id: payment.id }, 'storing provider_ref failed');
+    throw new ApiError(500, 'store provider_ref');
+  }
+  if (!stored) throw new ApiError(500, 'store provider_ref');
+  return createdResponse(stored);
+}
+
+export async function getPayment(pool: Pool, app: AppRow, paymentId: string): Promise<PaymentView> {
+  if (!isPaymentId(paymentId)) throw notFoundPayment();
+  const row = await paymentsDb.findAppPayment(pool, app.id, paymentId);
+  if (!row) throw notFoundPayment();
+  return toPaymentView(row);
+}

@@ -1,0 +1,190 @@
+import type { FastifyReply } from 'fastify';
+import type { Queryable } from '../db/pool.js';
+import type { ProviderSlug } from '../domain/types.js';
+import type { Gateway } from '../gateway.js';
+
+export const SIM_ACTIONS = ['pay', 'fail', 'cancel', 'expire'] as const;
+
+/** Result of a simulator action: what the gateway answered to the provider's (last) webhook. */
+export interface ActionResult {
+  gateway_status: number;
+  gateway_body: string;
+}
+
+/**
+ * Simulator state lives in PostgreSQL (sim_objects) so every gateway instance, and a
+ * restarted one, sees the same provider.
+ */
+export class SimStore<T extends object> {
+  constructor(
+    private readonly db: Queryable,
+    private readonly provider: ProviderSlug,
+    private readonly kind: string,
+  ) {}
+
+  async get(id: string): Promise<T | null> {
+    const res = await this.db.query<{ data: T }>(
+      'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND id = $3',
+      [this.provider, this.kind, id],
+    );
+    return res.rows[0]?.data ?? null;
+  }
+
+  async findByIdempotencyKey(key: string): Promise<T | null> {
+    const res = await this.db.query<{ data: T }>(
+      'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND idempotency_key = $3',
+      [this.provider, this.kind, key],
+    );
+    return res.rows[0]?.data ?? null;
+  }
+
+  /**
+   * Inserts unless an object with the same id or idempotency key exists; returns the stored
+   * object either way (a provider answers a retried create with the original).
+   */
+  async create(
+    id: string,
+    data: T,
+    idempotencyKey: string | null = null,
+  ): Promise<{ created: boolean; data: T }> {
+    const res = await this.db.query<{ data: T }>(
+      `INSERT INTO sim_objects (provider, kind, id, idempotency_key, data) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT DO NOTHING RETURNING data`,
+      [this.provider, this.kind, id, idempotencyKey, JSON.stringify(data)],
+    );
+    if (res.rows[0]) return { created: true, data: res.rows[0].data };
+    const existing =
+      (idempotencyKey && (await this.findByIdempotencyKey(idempotencyKey))) || (await this.get(id));
+    if (!existing) throw new Error('simulator object vanished during create');
+    return { created: false, data: existing };
+  }
+
+  /**
+   * Read-modify-write under a row lock, so two concurrent actions on one object serialize.
+   * update returns the new data, or null to leave the object unchanged.
+   */
+  async update(id: string, update: (current: T) => T | null): Promise<T | null> {
+    const db = this.db as Queryable & { connect?: () => Promise<import('pg').PoolClient> };
+    if (!db.connect) throw new Error('SimStore.update needs a pool');
+    const client = await db.connect();
+    try {
+      await client.query('BEGIN');
+      const res = await client.query<{ data: T }>(
+        'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND id = $3 FOR UPDATE',
+        [this.provider, this.kind, id],
+      );
+      const current = res.rows[0]?.data;
+      if (!current) {
+        await client.query('ROLLBACK');
+        return null;
+      }
+      const next = update(current);
+      if (next) {
+        await client.query(
+          `UPDATE sim_objects SET data = $4, updated_at = now() WHERE provider = $1 AND kind = $2 AND id = $3`,
+          [this.provider, this.kind, id, JSON.stringify(next)],
+        );
+      }
+      await client.query('COMMIT');
+      return next ?? current;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+/** Posts a provider webhook to this gateway exactly as the real provider would. */
+export async function deliverToGateway(
+  gw: Gateway,
+  provider: ProviderSlug,
+  headers: Record<string, string>,
+  body: string,
+): Promise<ActionResult> {
+  const res = await fetch(`${gw.urls.internal}/webhooks/${provider}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+    signal: AbortSignal.timeout(30_000),
+  });
+  return { gateway_status: res.status, gateway_body: await res.text() };
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export interface CheckoutPageInfo {
+  provider: ProviderSlug;
+  title: string;
+  reference: string;
+  amountText: string;
+  status: string;
+  /** Extra rows (VA number, QR string...) shown to the buyer. */
+  details?: [string, string][];
+  /** Path (under /sim/<provider>) the buttons post to, e.g. payments/<ref>. */
+  actionBase: string;
+  actions?: readonly string[];
+  returnUrl?: string;
+}
+
+/** The hosted page a test-mode buyer sees: one button per simulator action. */
+export function renderCheckoutPage(reply: FastifyReply, info: CheckoutPageInfo): FastifyReply {
+  const actions = info.actions ?? SIM_ACTIONS;
+  const base: [string, string][] = [
+    ['Reference', info.reference],
+    ['Amount', info.amountText],
+    ['Status', info.status],
+  ];
+  const rows = [...base, ...(info.details ?? [])]
+    .map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`)
+    .join('');
+  const buttons = actions
+    .map(
+      (a) =>
+        `<form method="post" action="/sim/${info.provider}/${escapeHtml(info.actionBase)}/${a}">` +
+        `<button type="submit" name="action" value="${a}">${a[0]?.toUpperCase()}${a.slice(1)}</button></form>`,
+    )
+    .join('');
+  const back = info.returnUrl
+    ? `<p><a href="${escapeHtml(info.returnUrl)}">Return to merchant</a></p>`
+    : '';
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(info.title)} (test mode)</title>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem;border-bottom:1px solid #ddd}
+form{display:inline-block;margin:.5rem .5rem 0 0}button{font-size:1rem;padding:.5rem 1rem}
+.banner{background:#fff3cd;padding:.5rem;border-radius:4px}</style></head>
+<body><p class="banner">Test mode: ${escapeHtml(info.provider)} simulator. No money moves.</p>
+<h1>${escapeHtml(info.title)}</h1><table>${rows}</table>
+<div>${buttons}</div>${back}</body></html>`;
+  return reply.code(200).type('text/html; charset=utf-8').send(html);
+}
+
+/**
+ * Scripts get JSON (D9); the checkout page's buttons (a browser asking for HTML) get a small
+ * page with the outcome and a way back.
+ */
+export function replyToAction(
+  acceptHeader: string | undefined,
+  reply: FastifyReply,
+  result: ActionResult,
+  backTo: { pageUrl: string; returnUrl?: string },
+): FastifyReply {
+  if (!(acceptHeader ?? '').includes('text/html')) {
+    return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(result));
+  }
+  const ok = result.gateway_status >= 200 && result.gateway_status < 300;
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Simulator result</title></head>
+<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto">
+<h1>${ok ? 'Done' : 'The gateway did not accept the event'}</h1>
+<p>Gateway answered <strong>${result.gateway_status}</strong>: <code>${escapeHtml(result.gateway_body)}</code></p>
+<p><a href="${escapeHtml(backTo.pageUrl)}">Back to the checkout page</a>${
+    backTo.returnUrl ? ` · <a href="${escapeHtml(backTo.returnUrl)}">Return to merchant</a>` : ''
+  }</p></body></html>`;
+  return reply.code(200).type('text/html; charset=utf-8').send(html);
+}

@@ -1,0 +1,7 @@
+import type { FastifyInstance } from 'fastify';
+import type { Gateway } from '../gateway.js';
+
+// Placeholder until the simulator lands.
+export function walletPspSimulator(_gw: Gateway) {
+  return async (_app: FastifyInstance) => {};
+}
