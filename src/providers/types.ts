@@ -115,4 +115,17 @@ export interface PaymentProvider {
   ): Promise<boolean>;
   /** Parses a verified body; the provider's one exhaustive status mapping lives behind this. */
   parseWebhook(headers: IncomingHttpHeaders, rawBody: Buffer): InboundEvent;
+  /**
+   * Asks the provider for the payment's current state (the reconciler's safety net for a
+   * lost webhook). Answers with the action the state maps to; { kind: 'none' } while pending.
+   */
+  fetchStatus(ctx: ProviderContext, ref: ProviderPaymentRef): Promise<InboundAction>;
+  /** wallet_psp: captures an approved order; the provider's capture event then settles it. */
+  capture?(ctx: ProviderContext, ref: ProviderPaymentRef): Promise<void>;
+}
+
+export interface ProviderPaymentRef {
+  paymentId: string;
+  /** Null when registration never answered (the provider may still know the payment by id). */
+  providerRef: string | null;
 }

@@ -188,3 +188,20 @@ export function replyToAction(
   }</p></body></html>`;
   return reply.code(200).type('text/html; charset=utf-8').send(html);
 }
+
+/**
+ * The simulators' clock. Tests move it forward (POST /sim/clock, or directly in-process) to
+ * pass QR expiry and refund windows without waiting; it never affects the gateway's own clock.
+ */
+export class SimClock {
+  private offsetMs = 0;
+  now(): number {
+    return Date.now() + this.offsetMs;
+  }
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+  reset(): void {
+    this.offsetMs = 0;
+  }
+}

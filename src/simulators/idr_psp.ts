@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Gateway } from '../gateway.js';
+import type { SimClock } from './common.js';
 
 // Placeholder until the simulator lands.
-export function idrPspSimulator(_gw: Gateway) {
+export function idrPspSimulator(_gw: Gateway, _clock: SimClock) {
   return async (_app: FastifyInstance) => {};
 }

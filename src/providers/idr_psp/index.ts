@@ -13,4 +13,7 @@ export const idrPsp: PaymentProvider = {
   parseWebhook() {
     return { eventType: 'unknown', action: { kind: 'none' } };
   },
+  async fetchStatus() {
+    return { kind: 'none' };
+  },
 };

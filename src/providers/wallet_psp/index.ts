@@ -13,4 +13,7 @@ export const walletPsp: PaymentProvider = {
   parseWebhook() {
     return { eventType: 'unknown', action: { kind: 'none' } };
   },
+  async fetchStatus() {
+    return { kind: 'none' };
+  },
 };
