@@ -5,6 +5,7 @@ import type { Pool } from './db/pool.js';
 import type { Logger } from './logger.js';
 import { ProviderRegistry, type GatewayUrls } from './providers/registry.js';
 import { appSigningSecret } from './services/apps.js';
+import { SimClock } from './simulators/common.js';
 
 export type Phase = 'starting' | 'ready' | 'draining';
 
@@ -18,6 +19,8 @@ export interface Gateway {
   phase: Phase;
   lookupAppKey(apiKey: string): Promise<AuthenticatedApp | null>;
   now(): number;
+  /** The simulators' clock, movable by tests; never the gateway's own time. */
+  simClock: SimClock;
 }
 
 export function createGateway(config: Config, pool: Pool, log: Logger): Gateway {
@@ -38,6 +41,7 @@ export function createGateway(config: Config, pool: Pool, log: Logger): Gateway 
       return app ? { app, signingSecret: appSigningSecret(config.masterKey, app) } : null;
     },
     now: () => Date.now(),
+    simClock: new SimClock(),
   };
 }
 

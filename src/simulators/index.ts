@@ -2,16 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Gateway } from '../gateway.js';
 import { jsonBody, sendJson, sendText } from '../http/reply.js';
 import { cardPspSimulator } from './card_psp.js';
-import { SimClock } from './common.js';
 import { idrPspSimulator } from './idr_psp.js';
 import { walletPspSimulator } from './wallet_psp.js';
-
-/** One clock for the simulators of this process. */
-export const simClock = new SimClock();
 
 /** D9: the three provider simulators under /sim/<provider>/, speaking the providers' protocols. */
 export function registerSimulators(gw: Gateway) {
   return async (app: FastifyInstance) => {
+    const simClock = gw.simClock;
     // Moves the simulators' clock (QR expiry, refund windows); test mode only, like all of /sim.
     app.post('/clock', async (req, reply) => {
       const body = jsonBody(req) as { advance_ms?: unknown; reset?: unknown };
