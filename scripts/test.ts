@@ -4,13 +4,27 @@
  * test runner. Each test file clones the template into a database of its own.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
 
-const TEMPLATE = 'paygate_test_template';
+// Names carry this runner's pid, so several runs against one server (developers, CI) never
+// drop each other's databases; leftovers of runs that died are dropped at the next start.
+const RUN = String(process.pid);
+const TEMPLATE = `paygate_tpl_${RUN}`;
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function testFiles(args: string[]): string[] {
   if (args.length > 0) return args;
@@ -32,16 +46,47 @@ function withDatabase(url: string, db: string): string {
   return u.toString();
 }
 
+/** A port nobody listens on now, so concurrent runs never collide. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function dropRunDatabases(serverUrl: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+  await admin.connect();
+  try {
+    const rows = await admin.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2`,
+      [TEMPLATE, `paygate\\_t\\_${RUN}\\_%`],
+    );
+    for (const { datname } of rows.rows)
+      await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
 async function main(): Promise<number> {
   let embedded: EmbeddedDatabase | undefined;
+  let scratchDir: string | undefined;
   let serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
     const quiet = { info: (m: string) => console.log(`[test-db] ${m}`), debug: () => undefined };
-    embedded = await startEmbeddedPostgres(
-      path.resolve('.test-pg'),
-      Number(process.env.TEST_PG_PORT ?? 54330),
-      quiet,
-    );
+    try {
+      embedded = await startEmbeddedPostgres(path.resolve('.test-pg'), await freePort(), quiet);
+    } catch (err) {
+      // Another run holds .test-pg: use a throwaway cluster of our own.
+      if (!String(err).includes('is in use')) throw err;
+      scratchDir = path.join(os.tmpdir(), `paygate-test-pg-${RUN}`);
+      embedded = await startEmbeddedPostgres(scratchDir, await freePort(), quiet);
+    }
     serverUrl = embedded.url;
     console.log('[test-db] using an embedded PostgreSQL (DATABASE_URL is unset)');
   } else {
@@ -50,12 +95,13 @@ async function main(): Promise<number> {
   try {
     const admin = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
     await admin.connect();
-    const stale = await admin.query<{ datname: string }>(
-      `SELECT datname FROM pg_database WHERE datname LIKE 'paygate_t\\_%' OR datname = $1`,
-      [TEMPLATE],
+    const ours = await admin.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname ~ '^paygate_(t|tpl)_[0-9]+'`,
     );
-    for (const { datname } of stale.rows)
-      await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    for (const { datname } of ours.rows) {
+      const pid = Number(/^paygate_(?:t|tpl)_(\d+)/.exec(datname)?.[1]);
+      if (!pidAlive(pid)) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    }
     await admin.query(`CREATE DATABASE ${TEMPLATE}`);
     await admin.end();
     const pool = new pg.Pool({ connectionString: withDatabase(serverUrl, TEMPLATE), max: 1 });
@@ -84,7 +130,9 @@ async function main(): Promise<number> {
     );
     return await new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
   } finally {
+    if (serverUrl) await dropRunDatabases(serverUrl).catch(() => undefined);
     await embedded?.stop();
+    if (scratchDir) rmSync(scratchDir, { recursive: true, force: true });
   }
 }
 

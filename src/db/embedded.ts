@@ -27,6 +27,16 @@ function alive(pid: number): boolean {
   }
 }
 
+async function parentPid(pid: number): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name: state, ppid, ...
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * A PostgreSQL left running by a gateway that was killed (SIGKILL leaves the child alive)
  * holds the data directory; stop it cleanly before starting our own.
@@ -36,6 +46,13 @@ async function stopOrphan(pgDir: string, log: Log): Promise<void> {
   if (!existsSync(pidFile)) return;
   const pid = Number((await readFile(pidFile, 'utf8')).split('\n')[0]);
   if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
+  const owner = await parentPid(pid);
+  if (owner !== null && owner !== 1 && alive(owner)) {
+    // Its parent lives: another gateway (or test run) is using this data directory.
+    throw new Error(
+      `${pgDir} is in use by a PostgreSQL started by process ${owner}; stop it or use another DATA_DIR`,
+    );
+  }
   log.info(`stopping an orphaned embedded PostgreSQL (pid ${pid}) left by an earlier run`);
   process.kill(pid, 'SIGINT'); // "fast" shutdown: aborts sessions, keeps data consistent
   for (let i = 0; i < 300 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));

@@ -30,8 +30,11 @@ export async function createTestDatabase(): Promise<{
   url: string;
   drop(): Promise<void>;
 }> {
-  const template = process.env.PAYGATE_TEST_TEMPLATE ?? 'paygate_test_template';
-  const name = `paygate_t_${randomBytes(6).toString('hex')}`;
+  const template = process.env.PAYGATE_TEST_TEMPLATE;
+  const run = process.env.PAYGATE_TEST_RUN;
+  if (!template || !run)
+    throw new Error('run tests with `npm test` (it prepares the template database)');
+  const name = `paygate_t_${run}_${randomBytes(6).toString('hex')}`;
   await admin(async (c) => {
     // Cloning needs the template free of other sessions; concurrent clones can collide.
     for (let attempt = 0; ; attempt++) {
