@@ -125,6 +125,7 @@ async function main(): Promise<number> {
           ...process.env,
           PAYGATE_TEST_SERVER_URL: serverUrl,
           PAYGATE_TEST_TEMPLATE: TEMPLATE,
+          PAYGATE_TEST_RUN: RUN,
         },
       },
     );
