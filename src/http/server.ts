@@ -6,6 +6,7 @@ import { sendText } from './reply.js';
 import { adminRoutes } from './routes/admin.js';
 import { healthRoutes } from './routes/health.js';
 import { v1Routes } from './routes/v1.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -40,6 +41,9 @@ export function buildHttpServer(gw: Gateway) {
       return sendText(reply, err.status, err.body);
     }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendText(reply, 413, 'body too large');
+    if (req.url.startsWith('/webhooks/') && err.code?.startsWith('FST_ERR_CTP_')) {
+      return sendText(reply, 400, 'body read');
+    }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return sendText(
         reply,
@@ -55,6 +59,7 @@ export function buildHttpServer(gw: Gateway) {
 
   app.register(healthRoutes(gw));
   app.register(v1Routes(gw));
+  app.register(webhookRoutes(gw));
   app.register(adminRoutes(gw), { prefix: '/admin' });
   if (gw.config.simulators) app.register(registerSimulators(gw), { prefix: '/sim' });
   return app;

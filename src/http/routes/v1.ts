@@ -3,8 +3,8 @@ import { authenticateApp, type AuthenticatedApp } from '../../auth/appAuth.js';
 import type { Gateway } from '../../gateway.js';
 import { createPayment, getPayment } from '../../services/payments.js';
 import { header, rawBody, requestPath, sendJson } from '../reply.js';
+import { PROVIDER_TIMEOUT_MS } from './webhooks.js';
 
-const PROVIDER_TIMEOUT_MS = 15_000;
 
 export function v1Routes(gw: Gateway) {
   const authenticate = (req: FastifyRequest): Promise<AuthenticatedApp> =>

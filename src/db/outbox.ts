@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import type { Queryable } from './pool.js';
+
+export const DELIVERY_CHANNEL = 'paygate_delivery';
+
+export interface NewOutboundEvent {
+  appId: string;
+  paymentId: string | null;
+  refundId?: string | null;
+  eventType: string;
+  body: string;
+  dedupeKey?: string | null;
+}
+
+/**
+ * Writes an outbound event and its first delivery. Call inside the transaction that makes
+ * the state change (transactional outbox, D6). NOTIFY inside a transaction is sent at
+ * commit, so workers wake exactly when the row becomes visible. Returns null when an
+ * event with the same dedupe key already exists.
+ */
+export async function enqueueEvent(
+  tx: Queryable,
+  e: NewOutboundEvent,
+): Promise<{ eventId: string; deliveryId: string } | null> {
+  const eventId = 'evt_' + randomBytes(12).toString('hex');
+  const inserted = await tx.query({
+    name: 'outbox_insert_event',
+    text: `INSERT INTO outbound_events (id, app_id, payment_id, refund_id, event_type, body, dedupe_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (dedupe_key) DO NOTHING`,
+    values: [eventId, e.appId, e.paymentId, e.refundId ?? null, e.eventType, e.body, e.dedupeKey ?? null],
+  });
+  if (inserted.rowCount !== 1) return null;
+  const deliveryId = await insertDelivery(tx, eventId, e.appId, e.paymentId);
+  return { eventId, deliveryId };
+}
+
+export async function insertDelivery(
+  tx: Queryable,
+  eventId: string,
+  appId: string,
+  paymentId: string | null,
+): Promise<string> {
+  const deliveryId = 'dlv_' + randomBytes(12).toString('hex');
+  await tx.query({
+    name: 'outbox_insert_delivery',
+    text: `INSERT INTO deliveries (id, event_id, app_id, payment_id) VALUES ($1, $2, $3, $4)`,
+    values: [deliveryId, eventId, appId, paymentId],
+  });
+  await tx.query(`NOTIFY ${DELIVERY_CHANNEL}`);
+  return deliveryId;
+}
+
+/** The payment's most recent event, for the operator's retry-webhook (D6). */
+export async function latestPaymentEvent(
+  db: Queryable,
+  paymentId: string,
+): Promise<{ id: string; app_id: string } | null> {
+  const res = await db.query<{ id: string; app_id: string }>(
+    `SELECT id, app_id FROM outbound_events WHERE payment_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
+    [paymentId],
+  );
+  return res.rows[0] ?? null;
+}
