@@ -46,7 +46,7 @@ export async function startGateway(
     setBoundPort(gw, port);
     const applied = await migrate(pool);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
-    if (opts.workers !== false) workers = startWorkers(gw);
+    if (opts.workers !== false) workers = await startWorkers(gw);
     gw.phase = 'ready';
   } catch (err) {
     await http.close().catch(() => undefined);

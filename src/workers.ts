@@ -1,28 +1,41 @@
 import { purgeExpired } from './db/idempotency.js';
+import { DeliveryWorker } from './delivery/worker.js';
 import type { Gateway } from './gateway.js';
+import { PROVIDER_TIMEOUT_MS } from './http/routes/webhooks.js';
+import { reconcileDue } from './services/reconciler.js';
 
 export interface Workers {
   stop(): Promise<void>;
 }
 
 const PURGE_EVERY_MS = 10 * 60_000;
+const RECONCILE_EVERY_MS = 10_000;
 
 /** Background loops every instance runs; each is safe to run on many instances at once. */
-export function startWorkers(gw: Gateway): Workers {
+export async function startWorkers(gw: Gateway): Promise<Workers> {
   const timers: NodeJS.Timeout[] = [];
-  const purge = async () => {
-    try {
-      let n: number;
-      do n = await purgeExpired(gw.pool);
-      while (n > 0 && gw.phase === 'ready');
-    } catch (err) {
-      gw.log.warn({ err }, 'idempotency key purge failed');
-    }
+  const every = (ms: number, name: string, fn: () => Promise<unknown>) => {
+    let busy = false;
+    timers.push(
+      setInterval(() => {
+        if (busy || gw.phase === 'draining') return;
+        busy = true;
+        fn()
+          .catch((err: unknown) => gw.log.warn({ err }, `${name} failed`))
+          .finally(() => (busy = false));
+      }, ms).unref(),
+    );
   };
-  timers.push(setInterval(purge, PURGE_EVERY_MS).unref());
+  every(PURGE_EVERY_MS, 'idempotency key purge', async () => {
+    while ((await purgeExpired(gw.pool)) > 0 && gw.phase === 'ready');
+  });
+  every(RECONCILE_EVERY_MS, 'reconciler', () => reconcileDue(gw, PROVIDER_TIMEOUT_MS));
+  const delivery = new DeliveryWorker(gw);
+  await delivery.start();
   return {
     async stop() {
       for (const t of timers) clearInterval(t);
+      await delivery.stop();
     },
   };
 }

@@ -33,12 +33,23 @@ export interface InboundOutcome {
   paymentId?: string | null;
 }
 
-export async function recordInboundOutcome(db: Queryable, id: number, o: InboundOutcome): Promise<void> {
+export async function recordInboundOutcome(
+  db: Queryable,
+  id: number,
+  o: InboundOutcome,
+): Promise<void> {
   await db.query({
     name: 'inbound_outcome',
     text: `UPDATE inbound_events SET signature_valid = $2, outcome = $3, mode = $4, event_type = $5,
          payment_id = $6 WHERE id = $1`,
-    values: [id, o.signatureValid, o.outcome, o.mode ?? null, o.eventType ?? null, o.paymentId ?? null],
+    values: [
+      id,
+      o.signatureValid,
+      o.outcome,
+      o.mode ?? null,
+      o.eventType ?? null,
+      o.paymentId ?? null,
+    ],
   });
 }
 

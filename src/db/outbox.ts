@@ -27,7 +27,15 @@ export async function enqueueEvent(
     name: 'outbox_insert_event',
     text: `INSERT INTO outbound_events (id, app_id, payment_id, refund_id, event_type, body, dedupe_key)
        VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (dedupe_key) DO NOTHING`,
-    values: [eventId, e.appId, e.paymentId, e.refundId ?? null, e.eventType, e.body, e.dedupeKey ?? null],
+    values: [
+      eventId,
+      e.appId,
+      e.paymentId,
+      e.refundId ?? null,
+      e.eventType,
+      e.body,
+      e.dedupeKey ?? null,
+    ],
   });
   if (inserted.rowCount !== 1) return null;
   const deliveryId = await insertDelivery(tx, eventId, e.appId, e.paymentId);

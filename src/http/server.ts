@@ -3,7 +3,7 @@ import { ApiError } from '../domain/errors.js';
 import type { Gateway } from '../gateway.js';
 import { registerSimulators } from '../simulators/index.js';
 import { sendText } from './reply.js';
-import { adminRoutes } from './routes/admin.js';
+import { adminRoutes, metricsRoute } from './routes/admin.js';
 import { healthRoutes } from './routes/health.js';
 import { v1Routes } from './routes/v1.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -61,6 +61,7 @@ export function buildHttpServer(gw: Gateway) {
   app.register(v1Routes(gw));
   app.register(webhookRoutes(gw));
   app.register(adminRoutes(gw), { prefix: '/admin' });
+  app.register(metricsRoute(gw));
   if (gw.config.simulators) app.register(registerSimulators(gw), { prefix: '/sim' });
   return app;
 }

@@ -19,7 +19,11 @@ export interface FinalizeInput {
  * any number of concurrent events exactly one moves it, and the outbound event is enqueued
  * in the same transaction. Returns null when the payment was already terminal.
  */
-export async function finalizePayment(tx: Queryable, paymentId: string, input: FinalizeInput): Promise<PaymentRow | null> {
+export async function finalizePayment(
+  tx: Queryable,
+  paymentId: string,
+  input: FinalizeInput,
+): Promise<PaymentRow | null> {
   const res = await tx.query<PaymentRow>({
     name: 'payments_finalize',
     text: `UPDATE payments SET status = $2,

@@ -8,7 +8,12 @@ import { paymentEventBody, refundEventBody, subscriptionEventBody } from '../dom
 import { isPaymentId, newId } from '../domain/ids.js';
 import type { Mode, ProviderSlug } from '../domain/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
-import { BadReference, ProviderError, type InboundAction, type InboundEvent } from '../providers/types.js';
+import {
+  BadReference,
+  ProviderError,
+  type InboundAction,
+  type InboundEvent,
+} from '../providers/types.js';
 import { finalizePayment } from './finalize.js';
 
 export interface InboundDeps {
@@ -56,7 +61,10 @@ export async function handleProviderWebhook(
     if (await provider.verifyWebhook(endpoint, headers, rawBody)) verifiedModes.push(mode);
   }
   if (verifiedModes.length === 0) {
-    await recordInboundOutcome(deps.pool, archiveId, { signatureValid: false, outcome: 'bad_signature' });
+    await recordInboundOutcome(deps.pool, archiveId, {
+      signatureValid: false,
+      outcome: 'bad_signature',
+    });
     throw new ApiError(401, 'bad signature');
   }
 
@@ -67,7 +75,8 @@ export async function handleProviderWebhook(
     const payment = await locatePayment(deps.pool, slug, event);
     paymentId = payment.id;
     // A signature made with one mode's secret never touches another mode's payment.
-    if (!verifiedModes.includes(payment.mode)) throw new Rejection(401, 'bad signature', 'mode_mismatch');
+    if (!verifiedModes.includes(payment.mode))
+      throw new Rejection(401, 'bad signature', 'mode_mismatch');
     const { ack, outcome } = await apply(deps, slug, payment, event);
     await recordInboundOutcome(deps.pool, archiveId, {
       signatureValid: true,
@@ -94,13 +103,24 @@ export async function handleProviderWebhook(
   }
 }
 
-async function findOne(db: Queryable, where: string, values: unknown[]): Promise<PaymentRow | null> {
-  const res = await db.query<PaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE ${where} LIMIT 1`, values);
+async function findOne(
+  db: Queryable,
+  where: string,
+  values: unknown[],
+): Promise<PaymentRow | null> {
+  const res = await db.query<PaymentRow>(
+    `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE ${where} LIMIT 1`,
+    values,
+  );
   return res.rows[0] ?? null;
 }
 
 /** Our id when the provider echoes it (unknown: 404), else its reference (unknown: 400). */
-async function locatePayment(db: Queryable, slug: ProviderSlug, ev: InboundEvent): Promise<PaymentRow> {
+async function locatePayment(
+  db: Queryable,
+  slug: ProviderSlug,
+  ev: InboundEvent,
+): Promise<PaymentRow> {
   const subscriptionScoped = ev.action.kind === 'renewal' || ev.action.kind === 'subscription';
   if (subscriptionScoped && ev.subscriptionId) {
     const first = await findOne(
@@ -111,7 +131,8 @@ async function locatePayment(db: Queryable, slug: ProviderSlug, ev: InboundEvent
     if (first) return first;
   }
   if (ev.paymentId !== undefined) {
-    if (!isPaymentId(ev.paymentId)) throw new BadReference(`malformed payment id ${JSON.stringify(ev.paymentId)}`);
+    if (!isPaymentId(ev.paymentId))
+      throw new BadReference(`malformed payment id ${JSON.stringify(ev.paymentId)}`);
     const p = await findOne(db, 'id = $1', [ev.paymentId]);
     if (!p) throw new Rejection(404, 'unknown payment', 'unknown_payment');
     if (p.provider !== slug) throw new BadReference(`payment ${p.id} belongs to another provider`);
@@ -122,7 +143,8 @@ async function locatePayment(db: Queryable, slug: ProviderSlug, ev: InboundEvent
     if (!p) throw new BadReference(`unknown provider reference ${JSON.stringify(ev.providerRef)}`);
     return p;
   }
-  if (subscriptionScoped) throw new BadReference(`unknown subscription ${JSON.stringify(ev.subscriptionId)}`);
+  if (subscriptionScoped)
+    throw new BadReference(`unknown subscription ${JSON.stringify(ev.subscriptionId)}`);
   throw new BadReference('event carries no payment reference');
 }
 
@@ -135,7 +157,9 @@ async function apply(
   const action: InboundAction = ev.action;
   switch (action.kind) {
     case 'none':
-      return payment.status === 'initiated' ? { ack: NONE, outcome: 'none' } : { ack: ALREADY, outcome: 'already_finalized' };
+      return payment.status === 'initiated'
+        ? { ack: NONE, outcome: 'none' }
+        : { ack: ALREADY, outcome: 'already_finalized' };
     case 'payment': {
       const done = await withTransaction(deps.pool, (tx) =>
         finalizePayment(tx, payment.id, {
@@ -145,7 +169,9 @@ async function apply(
           subscriptionId: ev.subscriptionId,
         }),
       );
-      return done ? { ack: ACK, outcome: `finalized_${action.outcome}` } : { ack: ALREADY, outcome: 'already_finalized' };
+      return done
+        ? { ack: ACK, outcome: `finalized_${action.outcome}` }
+        : { ack: ALREADY, outcome: 'already_finalized' };
     }
     case 'capture_required':
       return capture(deps, slug, payment);
@@ -177,7 +203,11 @@ async function apply(
 }
 
 /** wallet_psp: the buyer approved; capture now, the provider's capture event settles it. */
-async function capture(deps: InboundDeps, slug: ProviderSlug, payment: PaymentRow): Promise<{ ack: Ack; outcome: string }> {
+async function capture(
+  deps: InboundDeps,
+  slug: ProviderSlug,
+  payment: PaymentRow,
+): Promise<{ ack: Ack; outcome: string }> {
   if (payment.status !== 'initiated') return { ack: ALREADY, outcome: 'already_finalized' };
   const provider = deps.providers.get(slug);
   const endpoint = deps.providers.endpoint(slug, payment.mode);
@@ -194,7 +224,9 @@ async function capture(deps: InboundDeps, slug: ProviderSlug, payment: PaymentRo
       const done = await withTransaction(deps.pool, (tx) =>
         finalizePayment(tx, payment.id, { outcome: 'failed', errorText: err.providerText }),
       );
-      return done ? { ack: ACK, outcome: 'finalized_failed' } : { ack: ALREADY, outcome: 'already_finalized' };
+      return done
+        ? { ack: ACK, outcome: 'finalized_failed' }
+        : { ack: ALREADY, outcome: 'already_finalized' };
     }
     // Unknown outcome: answer 5xx so the provider redelivers the approval and we try again.
     deps.log.warn({ err, payment_id: payment.id }, 'capture indeterminate');
@@ -243,7 +275,9 @@ async function renewal(
     });
     return p;
   });
-  return created ? { ack: ACK, outcome: 'renewal_created' } : { ack: ALREADY, outcome: 'already_finalized' };
+  return created
+    ? { ack: ACK, outcome: 'renewal_created' }
+    : { ack: ALREADY, outcome: 'already_finalized' };
 }
 
 interface RefundRow {
@@ -325,5 +359,7 @@ async function refundEvent(
     });
     return refund;
   });
-  return result ? { ack: ACK, outcome: `refund_${action.outcome}` } : { ack: ALREADY, outcome: 'already_finalized' };
+  return result
+    ? { ack: ACK, outcome: `refund_${action.outcome}` }
+    : { ack: ALREADY, outcome: 'already_finalized' };
 }

@@ -9,12 +9,35 @@ import {
   regenerateKeys,
   type AppServiceDeps,
 } from '../../services/apps.js';
+import { listDeliveries, retryWebhook } from '../../services/deliveries.js';
+import { registry } from '../../metrics.js';
 import { header, jsonBody, sendJson } from '../reply.js';
 
 function body(req: Parameters<typeof jsonBody>[0]): unknown {
   const parsed = jsonBody(req);
   if (typeof parsed === 'symbol') throw new ApiError(400, 'invalid JSON body');
   return parsed;
+}
+
+export function parseLimit(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 100;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) {
+    throw new ApiError(400, 'limit must be an integer from 1 to 1000');
+  }
+  return Number(raw);
+}
+
+/** D10: Prometheus text at GET /metrics, admin token required. */
+export function metricsRoute(gw: Gateway) {
+  return async (app: FastifyInstance) => {
+    app.get('/metrics', async (req, reply) => {
+      authenticateAdmin(header(req, 'authorization'), gw.config.adminToken);
+      return reply
+        .code(200)
+        .type(registry.contentType)
+        .send(await registry.metrics());
+    });
+  };
 }
 
 export function adminRoutes(gw: Gateway) {
@@ -35,6 +58,21 @@ export function adminRoutes(gw: Gateway) {
     );
     app.post<{ Params: { id: string } }>('/apps/:id/regenerate-keys', async (req, reply) =>
       sendJson(reply, 200, await regenerateKeys(apps, req.params.id)),
+    );
+
+    app.post<{ Params: { id: string } }>('/payments/:id/retry-webhook', async (req, reply) =>
+      sendJson(reply, 202, await retryWebhook(gw.pool, req.params.id)),
+    );
+    app.get<{ Querystring: { status?: string; limit?: string } }>(
+      '/deliveries',
+      async (req, reply) => {
+        const status = req.query.status ?? null;
+        if (status !== null && !['pending', 'delivered', 'dead'].includes(status)) {
+          throw new ApiError(400, 'status must be one of pending, delivered, dead');
+        }
+        const limit = parseLimit(req.query.limit);
+        return sendJson(reply, 200, { deliveries: await listDeliveries(gw.pool, status, limit) });
+      },
     );
   };
 }

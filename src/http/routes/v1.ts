@@ -5,7 +5,6 @@ import { createPayment, getPayment } from '../../services/payments.js';
 import { header, rawBody, requestPath, sendJson } from '../reply.js';
 import { PROVIDER_TIMEOUT_MS } from './webhooks.js';
 
-
 export function v1Routes(gw: Gateway) {
   const authenticate = (req: FastifyRequest): Promise<AuthenticatedApp> =>
     authenticateApp(

@@ -1,0 +1,199 @@
+import type pg from 'pg';
+import { decryptSecret } from '../auth/crypto.js';
+import { DELIVERY_CHANNEL } from '../db/outbox.js';
+import type { Gateway } from '../gateway.js';
+import { deadDeliveries, deliveryAttempts, deliveryDuration } from '../metrics.js';
+import { retryDelayMs, verdict } from './schedule.js';
+import { postWebhook, type SendResult } from './sender.js';
+import { signWebhook } from './signer.js';
+
+interface Claimed {
+  id: string;
+  attempts: number;
+  event_id: string;
+  app_id: string;
+  body: string;
+  webhook_url: string | null;
+  webhook_secret_enc: string;
+  mode: string;
+}
+
+const CLAIM_SQL = `
+WITH due AS (
+  SELECT id FROM deliveries
+  WHERE status = 'pending' AND next_attempt_at <= now()
+    AND (locked_until IS NULL OR locked_until < now())
+  ORDER BY next_attempt_at
+  LIMIT $1
+  FOR UPDATE SKIP LOCKED)
+UPDATE deliveries d
+SET locked_until = now() + $2 * interval '1 millisecond', attempts = d.attempts + 1, updated_at = now()
+FROM due, outbound_events e, apps a
+WHERE d.id = due.id AND e.id = d.event_id AND a.id = d.app_id
+RETURNING d.id, d.attempts, d.event_id, d.app_id, e.body, a.webhook_url, a.webhook_secret_enc, a.mode`;
+
+// One statement: the attempt row and the delivery's new state commit together.
+const RECORD_SQL = `
+WITH upd AS (
+  UPDATE deliveries SET
+    status = CASE $2 WHEN 'delivered' THEN 'delivered' WHEN 'dead' THEN 'dead' ELSE 'pending' END,
+    last_status_code = $3, last_error = $4, locked_until = NULL,
+    next_attempt_at = CASE WHEN $2 = 'retry' THEN now() + $5 * interval '1 millisecond' ELSE next_attempt_at END,
+    delivered_at = CASE WHEN $2 = 'delivered' THEN now() END,
+    updated_at = now()
+  WHERE id = $1 AND status = 'pending'
+  RETURNING id)
+INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, outcome)
+SELECT id, $6, $7, $8, $3, $4, $2 FROM upd`;
+
+/**
+ * Delivers outbound webhooks (spec 6.4, D6). Any number of instances run one each: claims
+ * use FOR UPDATE SKIP LOCKED plus a lease, so a worker that dies mid-delivery loses its
+ * claim when the lease runs out and another instance delivers (at least once).
+ */
+export class DeliveryWorker {
+  private running = false;
+  private inFlight = new Set<Promise<void>>();
+  private wake: (() => void) | null = null;
+  private listener: pg.PoolClient | null = null;
+  private loopDone: Promise<void> | null = null;
+  private readonly secrets = new Map<string, string>();
+  private readonly leaseMs: number;
+
+  constructor(
+    private readonly gw: Gateway,
+    private readonly concurrency = 32,
+    private readonly pollMs = 1000,
+  ) {
+    this.leaseMs = gw.config.delivery.timeoutMs * 2 + 5000;
+  }
+
+  async start(): Promise<void> {
+    this.running = true;
+    try {
+      this.listener = await this.gw.pool.connect();
+      this.listener.on('notification', () => this.poke());
+      await this.listener.query(`LISTEN ${DELIVERY_CHANNEL}`);
+    } catch (err) {
+      // Without LISTEN the poll still delivers, only later.
+      this.gw.log.warn({ err }, 'delivery LISTEN failed; polling only');
+    }
+    this.loopDone = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.poke();
+    await this.loopDone;
+    await Promise.allSettled([...this.inFlight]);
+    if (this.listener) {
+      await this.listener.query(`UNLISTEN ${DELIVERY_CHANNEL}`).catch(() => undefined);
+      this.listener.release();
+      this.listener = null;
+    }
+  }
+
+  private poke(): void {
+    this.wake?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      const free = this.concurrency - this.inFlight.size;
+      let claimed: Claimed[] = [];
+      if (free > 0) {
+        try {
+          claimed = (await this.gw.pool.query<Claimed>(CLAIM_SQL, [free, this.leaseMs])).rows;
+        } catch (err) {
+          if (this.running) this.gw.log.error({ err }, 'delivery claim failed');
+        }
+      }
+      for (const d of claimed) {
+        const p = this.attempt(d).finally(() => {
+          this.inFlight.delete(p);
+          this.poke();
+        });
+        this.inFlight.add(p);
+      }
+      if (claimed.length === 0 || claimed.length < free) await this.sleep(this.pollMs);
+    }
+  }
+
+  private webhookSecret(sealed: string): string {
+    let s = this.secrets.get(sealed);
+    if (s === undefined) {
+      s = decryptSecret(this.gw.config.masterKey, sealed);
+      if (this.secrets.size > 10_000) this.secrets.clear();
+      this.secrets.set(sealed, s);
+    }
+    return s;
+  }
+
+  private async attempt(d: Claimed): Promise<void> {
+    const cfg = this.gw.config.delivery;
+    const startedAt = new Date();
+    let result: SendResult;
+    if (!d.webhook_url) {
+      result = { statusCode: null, error: 'app has no webhook_url', durationMs: 0 };
+    } else {
+      const ts = String(Math.floor(Date.now() / 1000));
+      result = await postWebhook(
+        d.webhook_url,
+        {
+          'content-type': 'application/json',
+          'x-pay-timestamp': ts,
+          'x-pay-signature': signWebhook(this.webhookSecret(d.webhook_secret_enc), ts, d.body),
+          'x-pay-event-id': d.event_id,
+          'user-agent': 'Paygate-Webhooks/1',
+        },
+        d.body,
+        cfg.timeoutMs,
+        d.mode === 'live' && !this.gw.config.allowPrivateWebhookTargets,
+      );
+    }
+    const v = verdict(result.statusCode, d.attempts, cfg.maxAttempts);
+    deliveryAttempts.inc({ verdict: v });
+    deliveryDuration.observe(result.durationMs / 1000);
+    try {
+      await this.gw.pool.query(RECORD_SQL, [
+        d.id,
+        v,
+        result.statusCode,
+        result.error,
+        v === 'retry' ? retryDelayMs(cfg, d.attempts) : 0,
+        d.attempts,
+        startedAt,
+        result.durationMs,
+      ]);
+    } catch (err) {
+      // The lease runs out and the delivery is attempted again: at least once, never lost.
+      this.gw.log.error({ err, delivery_id: d.id }, 'recording a delivery attempt failed');
+      return;
+    }
+    if (v === 'dead') {
+      deadDeliveries.inc();
+      this.gw.log.error(
+        {
+          delivery_id: d.id,
+          event_id: d.event_id,
+          app_id: d.app_id,
+          attempts: d.attempts,
+          status_code: result.statusCode,
+          error: result.error,
+        },
+        'outbound webhook delivery dead',
+      );
+    }
+  }
+}

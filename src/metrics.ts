@@ -1,0 +1,32 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Per-process metrics, scraped at GET /metrics (admin token, D10). */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+export const deliveryAttempts = new Counter({
+  name: 'paygate_delivery_attempts_total',
+  help: 'Outbound webhook attempts by verdict (delivered, retry, dead)',
+  labelNames: ['verdict'] as const,
+  registers: [registry],
+});
+
+export const deadDeliveries = new Counter({
+  name: 'paygate_deliveries_dead_total',
+  help: 'Outbound deliveries given up (4xx, or out of attempts)',
+  registers: [registry],
+});
+
+export const deliveryDuration = new Histogram({
+  name: 'paygate_delivery_attempt_seconds',
+  help: 'Duration of outbound webhook attempts',
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
+export const inboundWebhooks = new Counter({
+  name: 'paygate_inbound_webhooks_total',
+  help: 'Inbound provider webhooks by provider and HTTP status answered',
+  labelNames: ['provider', 'status'] as const,
+  registers: [registry],
+});

@@ -1,0 +1,80 @@
+import { insertDelivery, latestPaymentEvent } from '../db/outbox.js';
+import { findPayment } from '../db/payments.js';
+import { withTransaction, type Pool } from '../db/pool.js';
+import { ApiError, notFoundPayment } from '../domain/errors.js';
+import { isPaymentId } from '../domain/ids.js';
+
+/**
+ * D6: a fresh delivery of the payment's latest event, same event id and same body, for
+ * when the app's endpoint was down. 202 with the delivery id.
+ */
+export async function retryWebhook(
+  pool: Pool,
+  paymentId: string,
+): Promise<{ delivery_id: string }> {
+  if (!isPaymentId(paymentId) || !(await findPayment(pool, paymentId))) throw notFoundPayment();
+  const event = await latestPaymentEvent(pool, paymentId);
+  if (!event) throw new ApiError(422, 'payment has no webhook event to deliver');
+  const deliveryId = await withTransaction(pool, (tx) =>
+    insertDelivery(tx, event.id, event.app_id, paymentId),
+  );
+  return { delivery_id: deliveryId };
+}
+
+export interface DeliveryView {
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  app_id: string;
+  payment_id: string | null;
+  status: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Deliveries for the operator, newest first; status 'dead' lists the ones given up. */
+export async function listDeliveries(
+  pool: Pool,
+  status: string | null,
+  limit: number,
+): Promise<DeliveryView[]> {
+  const res = await pool.query<{
+    id: string;
+    event_id: string;
+    event_type: string;
+    app_id: string;
+    payment_id: string | null;
+    status: string;
+    attempts: number;
+    last_status_code: number | null;
+    last_error: string | null;
+    next_attempt_at: Date;
+    created_at: Date;
+    updated_at: Date;
+  }>(
+    `SELECT d.id, d.event_id, e.event_type, d.app_id, d.payment_id, d.status, d.attempts,
+       d.last_status_code, d.last_error, d.next_attempt_at, d.created_at, d.updated_at
+     FROM deliveries d JOIN outbound_events e ON e.id = d.event_id
+     WHERE ($1::text IS NULL OR d.status = $1)
+     ORDER BY d.updated_at DESC, d.id DESC LIMIT $2`,
+    [status, limit],
+  );
+  return res.rows.map((r) => ({
+    delivery_id: r.id,
+    event_id: r.event_id,
+    event_type: r.event_type,
+    app_id: r.app_id,
+    payment_id: r.payment_id,
+    status: r.status,
+    attempts: r.attempts,
+    last_status_code: r.last_status_code,
+    last_error: r.last_error,
+    next_attempt_at: r.status === 'pending' ? r.next_attempt_at.toISOString() : null,
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+  }));
+}
