@@ -1,0 +1,204 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+const MASTER_KEY = randomBytes(32).toString('hex');
+const BASE = { MASTER_KEY, DATA_DIR: '/nonexistent-config-test' };
+
+function configError(message: string) {
+  return (err: unknown) => {
+    assert.ok(err instanceof ConfigError, `a ConfigError, got ${String(err)}`);
+    assert.equal(err.message, message);
+    return true;
+  };
+}
+
+test('defaults (D10)', () => {
+  const c = loadConfig(BASE);
+  assert.equal(c.env, 'development');
+  assert.equal(c.port, 8080);
+  assert.equal(c.databaseUrl, undefined);
+  assert.equal(c.simulators, true);
+  assert.equal(c.idrPspDirectQr, false);
+  assert.equal(c.allowPrivateWebhookTargets, false);
+  assert.equal(c.publicBaseUrl, undefined);
+  assert.deepEqual(c.delivery, {
+    maxAttempts: 16,
+    baseDelayMs: 5000,
+    maxDelayMs: 3_600_000,
+    timeoutMs: 10_000,
+  });
+  assert.equal(c.adminTokenGenerated, true);
+  assert.match(c.adminToken, /^adm_[0-9a-f]{48}$/);
+  assert.equal(c.masterKey.toString('hex'), MASTER_KEY);
+});
+
+test('PORT must be an integer in range, and the message names the variable', () => {
+  assert.throws(
+    () => loadConfig({ ...BASE, PORT: 'abc' }),
+    configError('PORT must be an integer, got "abc"'),
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, PORT: '80.5' }),
+    configError('PORT must be an integer, got "80.5"'),
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, PORT: '-1' }),
+    configError('PORT must be an integer, got "-1"'),
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, PORT: '65536' }),
+    configError('PORT must be between 0 and 65535'),
+  );
+  assert.equal(loadConfig({ ...BASE, PORT: '0' }).port, 0);
+  assert.equal(loadConfig({ ...BASE, PORT: '3000' }).port, 3000);
+});
+
+test('DELIVERY_* variables are validated', () => {
+  assert.throws(
+    () => loadConfig({ ...BASE, DELIVERY_MAX_ATTEMPTS: 'many' }),
+    configError('DELIVERY_MAX_ATTEMPTS must be an integer, got "many"'),
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, DELIVERY_MAX_ATTEMPTS: '0' }),
+    configError('DELIVERY_MAX_ATTEMPTS must be between 1 and 100'),
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, DELIVERY_MAX_ATTEMPTS: '101' }),
+    configError('DELIVERY_MAX_ATTEMPTS must be between 1 and 100'),
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, DELIVERY_TIMEOUT_MS: '1s' }),
+    configError('DELIVERY_TIMEOUT_MS must be an integer, got "1s"'),
+  );
+  const c = loadConfig({
+    ...BASE,
+    DELIVERY_MAX_ATTEMPTS: '3',
+    DELIVERY_BASE_DELAY_MS: '10',
+    DELIVERY_MAX_DELAY_MS: '20',
+    DELIVERY_TIMEOUT_MS: '30',
+  });
+  assert.deepEqual(c.delivery, { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 20, timeoutMs: 30 });
+});
+
+test('production requires ADMIN_TOKEN and MASTER_KEY', () => {
+  assert.throws(
+    () => loadConfig({ ...BASE, PAYGATE_ENV: 'production' }),
+    configError('ADMIN_TOKEN is required when PAYGATE_ENV=production'),
+  );
+  assert.throws(
+    () =>
+      loadConfig({
+        PAYGATE_ENV: 'production',
+        ADMIN_TOKEN: 'a-long-enough-admin-token',
+        DATA_DIR: '/nonexistent-config-test',
+      }),
+    configError('MASTER_KEY is required when PAYGATE_ENV=production'),
+  );
+  const c = loadConfig({
+    ...BASE,
+    PAYGATE_ENV: 'production',
+    ADMIN_TOKEN: 'a-long-enough-admin-token',
+  });
+  assert.equal(c.env, 'production');
+  assert.equal(c.adminTokenGenerated, false);
+  assert.equal(c.simulators, false, 'simulators are off in production unless asked for');
+  assert.throws(
+    () => loadConfig({ ...BASE, PAYGATE_ENV: 'staging' }),
+    configError('PAYGATE_ENV must be development or production'),
+  );
+});
+
+test('MASTER_KEY must be 32 bytes, hex or base64', () => {
+  const message = 'MASTER_KEY must be 32 bytes, as 64 hex characters or base64';
+  for (const key of ['abcd', 'ab'.repeat(31), randomBytes(16).toString('base64')]) {
+    assert.throws(() => loadConfig({ ...BASE, MASTER_KEY: key }), configError(message), key);
+  }
+  const raw = randomBytes(32);
+  assert.deepEqual(loadConfig({ ...BASE, MASTER_KEY: raw.toString('base64') }).masterKey, raw);
+  assert.deepEqual(loadConfig({ ...BASE, MASTER_KEY: raw.toString('hex') }).masterKey, raw);
+});
+
+test('a development install without MASTER_KEY keeps one generated key in DATA_DIR', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'paygate-config-'));
+  try {
+    const first = loadConfig({ DATA_DIR: dir }).masterKey;
+    assert.equal(first.length, 32);
+    assert.deepEqual(loadConfig({ DATA_DIR: dir }).masterKey, first);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('ADMIN_TOKEN, booleans, URLs and provider endpoints are validated', () => {
+  assert.throws(
+    () => loadConfig({ ...BASE, ADMIN_TOKEN: 'short' }),
+    configError('ADMIN_TOKEN must be at least 16 characters'),
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, SIMULATORS: 'maybe' }),
+    configError('SIMULATORS must be true/false (or on/off), got "maybe"'),
+  );
+  assert.equal(loadConfig({ ...BASE, SIMULATORS: 'off' }).simulators, false);
+  assert.equal(loadConfig({ ...BASE, IDR_PSP_DIRECT_QR: 'true' }).idrPspDirectQr, true);
+  assert.throws(
+    () => loadConfig({ ...BASE, PUBLIC_BASE_URL: 'not a url' }),
+    configError('PUBLIC_BASE_URL must be an absolute URL'),
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, PUBLIC_BASE_URL: 'ftp://x.example' }),
+    configError('PUBLIC_BASE_URL must be an http(s) URL'),
+  );
+  assert.equal(
+    loadConfig({ ...BASE, PUBLIC_BASE_URL: 'https://pay.example.com/' }).publicBaseUrl,
+    'https://pay.example.com',
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, DATABASE_URL: 'mysql://x' }),
+    configError('DATABASE_URL must be a postgres:// URL'),
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, IDR_PSP_SANDBOX_BASE_URL: 'https://sandbox.idr.example' }),
+    configError('IDR_PSP_SANDBOX_SERVER_KEY is required when IDR_PSP_SANDBOX_BASE_URL is set'),
+  );
+  const c = loadConfig({
+    ...BASE,
+    IDR_PSP_SANDBOX_BASE_URL: 'https://sandbox.idr.example',
+    IDR_PSP_SANDBOX_SERVER_KEY: 'srv-key',
+  });
+  assert.deepEqual(c.providerEndpoints.idr_psp.sandbox, {
+    baseUrl: 'https://sandbox.idr.example',
+    credentials: { serverKey: 'srv-key' },
+    webhookSecret: 'srv-key',
+  });
+  assert.equal(c.providerEndpoints.idr_psp.live, undefined);
+});
+
+test('the process exits 1 with one line naming the variable (node --import tsx src/main.ts)', async () => {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !k.startsWith('PAYGATE_') && !k.startsWith('DELIVERY_')) env[k] = v;
+  }
+  env.PORT = 'abc';
+  env.DATA_DIR = '/nonexistent-config-test';
+  env.MASTER_KEY = MASTER_KEY;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.equal(code, 1);
+  assert.equal(stderr, 'configuration error: PORT must be an integer, got "abc"\n');
+  assert.equal(stdout, '');
+});
