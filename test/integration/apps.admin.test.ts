@@ -448,12 +448,12 @@ describe('POST /admin/apps/{id}/regenerate-keys', () => {
     assertError(await gw.v1(old, 'GET', path), 401, 'bad signature');
     // Old key with the new secret, and new key with the old secret: both refused.
     assertError(
-      await gw.v1({ api_key: old.api_key, signing_secret: fresh.signing_secret }, 'GET', path),
+      await gw.v1({ ...old, signing_secret: fresh.signing_secret }, 'GET', path),
       401,
       'bad signature',
     );
     assertError(
-      await gw.v1({ api_key: fresh.api_key, signing_secret: old.signing_secret }, 'GET', path),
+      await gw.v1({ ...fresh, signing_secret: old.signing_secret }, 'GET', path),
       401,
       'bad signature',
     );
