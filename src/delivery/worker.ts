@@ -163,6 +163,7 @@ export class DeliveryWorker {
       );
     }
     const v = verdict(result.statusCode, d.attempts, cfg.maxAttempts);
+    const delayMs = v === 'retry' ? retryDelayMs(cfg, d.attempts) : 0;
     deliveryAttempts.inc({ verdict: v });
     deliveryDuration.observe(result.durationMs / 1000);
     try {
@@ -171,7 +172,7 @@ export class DeliveryWorker {
         v,
         result.statusCode,
         result.error,
-        v === 'retry' ? retryDelayMs(cfg, d.attempts) : 0,
+        delayMs,
         d.attempts,
         startedAt,
         result.durationMs,
@@ -181,6 +182,8 @@ export class DeliveryWorker {
       this.gw.log.error({ err, delivery_id: d.id }, 'recording a delivery attempt failed');
       return;
     }
+    // A retry due before the next poll wakes this worker itself.
+    if (v === 'retry' && delayMs < this.pollMs) setTimeout(() => this.poke(), delayMs + 5).unref();
     if (v === 'dead') {
       deadDeliveries.inc();
       this.gw.log.error(

@@ -1,0 +1,281 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, test } from 'node:test';
+import { insertPayment } from '../../src/db/payments.js';
+import { withTransaction } from '../../src/db/pool.js';
+import { newId } from '../../src/domain/ids.js';
+import type { TerminalStatus } from '../../src/domain/types.js';
+import type { AppWithSecrets } from '../../src/services/apps.js';
+import { finalizePayment } from '../../src/services/finalize.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { eventually, Receiver } from '../helpers/receiver.js';
+
+// Outbound delivery (spec 4.5, 5.3, 6.2, 6.4; D6) against a real HTTP receiver. Payments are
+// finalized through the gateway's own finalize path, which enqueues in the same transaction.
+
+let gw: TestGateway;
+let receiver: Receiver;
+let app: AppWithSecrets;
+
+before(async () => {
+  gw = await startTestGateway({
+    DELIVERY_MAX_ATTEMPTS: '4',
+    DELIVERY_BASE_DELAY_MS: '50',
+    DELIVERY_MAX_DELAY_MS: '200',
+    DELIVERY_TIMEOUT_MS: '300',
+  });
+  receiver = new Receiver();
+  await receiver.start();
+  app = await gw.createApp({ webhook_url: receiver.url });
+  receiver.secret = app.webhook_secret;
+});
+after(async () => {
+  await receiver?.stop();
+  await gw?.stop();
+});
+beforeEach(() => {
+  receiver.received.length = 0;
+  receiver.behaviour = () => ({ status: 200 });
+});
+
+async function finalizedPayment(
+  outcome: TerminalStatus = 'succeeded',
+  errorText?: string,
+): Promise<string> {
+  const pool = gw.running.gw.pool;
+  const p = await insertPayment(
+    pool,
+    {
+      id: newId(),
+      app_id: app.app_id,
+      mode: 'test',
+      amount_minor: 125000,
+      currency: 'IDR',
+      method: 'qris',
+      provider: 'idr_psp',
+      external_user_id: 'buyer-1',
+      email: 'b@example.com',
+      return_url: 'https://shop.example/done',
+      metadata: { order: 'A-1', nested: { k: [1, 2] } },
+    },
+    null,
+  );
+  await pool.query(`UPDATE payments SET provider_ref = $2 WHERE id = $1`, [p.id, `ref-${p.id}`]);
+  const done = await withTransaction(pool, (tx) =>
+    finalizePayment(tx, p.id, { outcome, errorText }),
+  );
+  assert.ok(done);
+  return p.id;
+}
+
+async function deliveryRows(paymentId: string) {
+  const res = await gw.running.gw.pool.query<{ id: string; status: string; attempts: number }>(
+    `SELECT id, status, attempts FROM deliveries WHERE payment_id = $1 ORDER BY created_at`,
+    [paymentId],
+  );
+  return res.rows;
+}
+
+async function attemptRows(paymentId: string) {
+  const res = await gw.running.gw.pool.query<{
+    attempt: number;
+    status_code: number | null;
+    outcome: string;
+    error: string | null;
+  }>(
+    `SELECT a.attempt, a.status_code, a.outcome, a.error FROM delivery_attempts a
+     JOIN deliveries d ON d.id = a.delivery_id WHERE d.payment_id = $1 ORDER BY a.id`,
+    [paymentId],
+  );
+  return res.rows;
+}
+
+test('2xx: delivered once, signed over timestamp.raw_body with the webhook secret, spec 6.2 body', async () => {
+  const id = await finalizedPayment('succeeded');
+  const [got] = await receiver.waitFor(1);
+  assert.ok(got);
+  assert.equal(got.signatureValid, true);
+  assert.equal(got.headers['content-type'], 'application/json');
+  assert.match(String(got.headers['x-pay-timestamp']), /^\d{10}$/);
+  assert.match(String(got.headers['x-pay-signature']), /^[0-9a-f]{64}$/);
+  assert.match(String(got.headers['x-pay-event-id']), /^evt_[0-9a-f]{24}$/);
+  const body = JSON.parse(got.body) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(body), [
+    'event',
+    'payment_id',
+    'status',
+    'amount',
+    'currency',
+    'method',
+    'provider',
+    'provider_ref',
+    'timestamp',
+    'metadata',
+  ]);
+  assert.equal(body.event, 'payment.succeeded');
+  assert.equal(body.payment_id, id);
+  assert.equal(body.status, 'succeeded');
+  assert.equal(body.amount, 125000);
+  assert.equal(body.currency, 'IDR');
+  assert.equal(body.method, 'qris');
+  assert.equal(body.provider, 'idr_psp');
+  assert.equal(body.provider_ref, `ref-${id}`);
+  assert.match(String(body.timestamp), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+  assert.deepEqual(body.metadata, { order: 'A-1', nested: { k: [1, 2] } });
+  const rows = await eventually(async () => {
+    const r = await deliveryRows(id);
+    return r[0]?.status === 'delivered' ? r : null;
+  });
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0]?.attempts, 1);
+  assert.deepEqual(await attemptRows(id), [
+    { attempt: 1, status_code: 200, outcome: 'delivered', error: null },
+  ]);
+});
+
+test('a failed payment reports payment.failed; a canceled one payment.canceled', async () => {
+  const failed = await finalizedPayment('failed', 'insufficient funds');
+  const canceled = await finalizedPayment('canceled');
+  const got = await receiver.waitFor(2);
+  const byId = new Map(
+    got.map((r) => [
+      JSON.parse(r.body).payment_id as string,
+      JSON.parse(r.body) as Record<string, unknown>,
+    ]),
+  );
+  assert.equal(byId.get(failed)?.event, 'payment.failed');
+  assert.equal(byId.get(failed)?.status, 'failed');
+  assert.equal(byId.get(canceled)?.event, 'payment.canceled');
+});
+
+test('500 then 200: retried with the same event id and the same body', async () => {
+  receiver.behaviour = (i) => ({ status: i === 0 ? 500 : 200 });
+  const id = await finalizedPayment();
+  const got = await receiver.waitFor(2);
+  assert.equal(got[0]?.headers['x-pay-event-id'], got[1]?.headers['x-pay-event-id']);
+  assert.equal(got[0]?.body, got[1]?.body);
+  assert.ok(got.every((r) => r.signatureValid));
+  await eventually(async () => (await deliveryRows(id))[0]?.status === 'delivered');
+  assert.deepEqual(
+    (await attemptRows(id)).map((a) => [a.attempt, a.status_code, a.outcome]),
+    [
+      [1, 500, 'retry'],
+      [2, 200, 'delivered'],
+    ],
+  );
+});
+
+test('400: dead after one attempt; retry-webhook delivers again with the same event id', async () => {
+  receiver.behaviour = () => ({ status: 400 });
+  const id = await finalizedPayment();
+  await receiver.waitFor(1);
+  const dead = await eventually(async () => {
+    const r = await deliveryRows(id);
+    return r[0]?.status === 'dead' ? r : null;
+  });
+  assert.equal(dead[0]?.attempts, 1);
+  const listed = await gw.admin('GET', '/admin/deliveries?status=dead');
+  assert.equal(listed.status, 200);
+  const deadList = listed.json<{
+    deliveries: {
+      delivery_id: string;
+      payment_id: string;
+      attempts: number;
+      last_status_code: number;
+    }[];
+  }>();
+  const mine = deadList.deliveries.find((d) => d.payment_id === id);
+  assert.equal(mine?.delivery_id, dead[0]?.id);
+  assert.equal(mine?.last_status_code, 400);
+
+  receiver.behaviour = () => ({ status: 204 });
+  const res = await gw.admin('POST', `/admin/payments/${id}/retry-webhook`);
+  assert.equal(res.status, 202);
+  const { delivery_id } = res.json<{ delivery_id: string }>();
+  assert.match(delivery_id, /^dlv_[0-9a-f]{24}$/);
+  const got = await receiver.waitFor(2);
+  assert.equal(got[1]?.headers['x-pay-event-id'], got[0]?.headers['x-pay-event-id']);
+  assert.equal(got[1]?.body, got[0]?.body);
+  await eventually(
+    async () => (await deliveryRows(id)).find((d) => d.id === delivery_id)?.status === 'delivered',
+  );
+  // The dead delivery stayed dead and was not attempted again.
+  assert.equal(receiver.received.length, 2);
+  assert.deepEqual(
+    (await deliveryRows(id)).map((d) => d.status),
+    ['dead', 'delivered'],
+  );
+});
+
+test('timeout: an attempt that outlasts DELIVERY_TIMEOUT_MS is retried', async () => {
+  receiver.behaviour = (i) => ({ status: 200, delayMs: i === 0 ? 2000 : 0 });
+  const id = await finalizedPayment();
+  await receiver.waitFor(2);
+  await eventually(async () => (await deliveryRows(id))[0]?.status === 'delivered');
+  const attempts = await attemptRows(id);
+  assert.equal(attempts[0]?.outcome, 'retry');
+  assert.equal(attempts[0]?.status_code, null);
+  assert.match(String(attempts[0]?.error), /timeout/);
+  assert.equal(attempts[1]?.outcome, 'delivered');
+});
+
+test('5xx on every attempt: dead after DELIVERY_MAX_ATTEMPTS', async () => {
+  receiver.behaviour = () => ({ status: 503 });
+  const id = await finalizedPayment();
+  await receiver.waitFor(4);
+  const dead = await eventually(async () => {
+    const r = await deliveryRows(id);
+    return r[0]?.status === 'dead' ? r : null;
+  });
+  assert.equal(dead[0]?.attempts, 4);
+  assert.deepEqual(
+    (await attemptRows(id)).map((a) => a.outcome),
+    ['retry', 'retry', 'retry', 'dead'],
+  );
+});
+
+test('receiver down, then up: delivered once it is back', async () => {
+  const port = receiver.port;
+  await receiver.stop();
+  const id = await finalizedPayment();
+  const failures = await eventually(async () => {
+    const a = await attemptRows(id);
+    return a.length >= 1 ? a : null;
+  });
+  assert.equal(failures[0]?.status_code, null);
+  assert.match(String(failures[0]?.error), /ECONNREFUSED/);
+  await receiver.start(port);
+  await receiver.waitFor(1);
+  await eventually(async () => (await deliveryRows(id))[0]?.status === 'delivered');
+});
+
+test('retry-webhook: unknown payment 404, payment without events 422, admin token required', async () => {
+  const unknown = await gw.admin('POST', `/admin/payments/${'a'.repeat(32)}/retry-webhook`);
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.text, 'payment not found');
+  const malformed = await gw.admin('POST', `/admin/payments/nope/retry-webhook`);
+  assert.equal(malformed.status, 404);
+  assert.equal(malformed.text, 'payment not found');
+  const p = await insertPayment(
+    gw.running.gw.pool,
+    {
+      id: newId(),
+      app_id: app.app_id,
+      mode: 'test',
+      amount_minor: 10,
+      currency: 'USD',
+      method: 'card_psp',
+      provider: 'card_psp',
+      external_user_id: 'u',
+      email: null,
+      return_url: 'https://x.example/',
+      metadata: {},
+    },
+    null,
+  );
+  const none = await gw.admin('POST', `/admin/payments/${p.id}/retry-webhook`);
+  assert.equal(none.status, 422);
+  assert.equal(none.text, 'payment has no webhook event to deliver');
+  const noToken = await gw.admin('POST', `/admin/payments/${p.id}/retry-webhook`, undefined, '');
+  assert.equal(noToken.status, 401);
+  assert.equal(noToken.text, 'unauthorized');
+});
