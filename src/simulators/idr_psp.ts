@@ -1,8 +1,477 @@
-import type { FastifyInstance } from 'fastify';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Gateway } from '../gateway.js';
-import type { SimClock } from './common.js';
+import { header, rawBody, sendJson, sendText } from '../http/reply.js';
+import { basicAuth, formatProviderTime, QR_EXPIRY_MINUTES } from '../providers/idr_psp/wire.js';
+import {
+  deliverToGateway,
+  renderCheckoutPage,
+  replyToAction,
+  SIM_ACTIONS,
+  SimStore,
+  type ActionResult,
+  type SimClock,
+} from './common.js';
+import { simulatorEndpoint } from './credentials.js';
+import {
+  applyAction,
+  buildIdrNotification,
+  expired,
+  FINISHED_WORD,
+  isDue,
+  isSimChannel,
+  merchantIdFor,
+  newTransaction,
+  rupiahText,
+  SIM_CHANNELS,
+  transactionWire,
+  type SimChannel,
+  type SimRef,
+  type SimTransaction,
+} from './idr_psp/transactions.js';
 
-// Placeholder until the simulator lands.
-export function idrPspSimulator(_gw: Gateway, _clock: SimClock) {
-  return async (_app: FastifyInstance) => {};
+export { buildIdrNotification } from './idr_psp/transactions.js';
+
+const SWEEP_INTERVAL_MS = 5_000;
+
+interface Sim {
+  gw: Gateway;
+  clock: SimClock;
+  serverKey: string;
+  transactions: SimStore<SimTransaction>;
+  refs: SimStore<SimRef>;
+}
+
+function simFor(gw: Gateway, clock: SimClock): Sim {
+  return {
+    gw,
+    clock,
+    serverKey: simulatorEndpoint('idr_psp', gw.config.masterKey, '').credentials.serverKey ?? '',
+    transactions: new SimStore<SimTransaction>(gw.pool, 'idr_psp', 'transaction'),
+    refs: new SimStore<SimRef>(gw.pool, 'idr_psp', 'ref'),
+  };
+}
+
+/** Where browsers (checkout pages, QR images) reach the simulator. */
+function publicBase(gw: Gateway): string {
+  return `${gw.urls.public}/sim/idr_psp`;
+}
+
+async function notify(sim: Sim, tx: SimTransaction): Promise<ActionResult> {
+  const body = buildIdrNotification(tx, sim.serverKey, publicBase(sim.gw));
+  return deliverToGateway(sim.gw, 'idr_psp', {}, JSON.stringify(body));
+}
+
+/**
+ * Expires every pending transaction past its expiry (QR: 20 minutes of the sim clock) and
+ * sends each one's expire notification. Safe on several instances at once: the row lock in
+ * SimStore.update lets exactly one of them move a transaction, and only that one notifies.
+ */
+export async function expireDueIdrTransactions(gw: Gateway, clock: SimClock): Promise<number> {
+  const sim = simFor(gw, clock);
+  const now = clock.now();
+  const due = await gw.pool.query<{ id: string }>(
+    `SELECT id FROM sim_objects
+      WHERE provider = 'idr_psp' AND kind = 'transaction'
+        AND data->>'transaction_status' = 'pending' AND (data->>'expiry_ms')::bigint <= $1
+      ORDER BY (data->>'expiry_ms')::bigint LIMIT 100`,
+    [now],
+  );
+  let count = 0;
+  for (const { id } of due.rows) {
+    let moved = false;
+    const tx = await sim.transactions.update(id, (cur) => {
+      if (!isDue(cur, now)) return null;
+      moved = true;
+      return expired(cur);
+    });
+    if (!moved || !tx) continue;
+    count++;
+    try {
+      const res = await notify(sim, tx);
+      gw.log.info(
+        { order_id: tx.order_id, gateway_status: res.gateway_status },
+        'idr_psp simulator sent expire notification',
+      );
+    } catch (err) {
+      gw.log.warn({ err, order_id: tx.order_id }, 'idr_psp simulator: expire notification failed');
+    }
+  }
+  return count;
+}
+
+function authorized(sim: Sim, req: FastifyRequest): boolean {
+  const given = Buffer.from(header(req, 'authorization') ?? '', 'utf8');
+  const expected = Buffer.from(basicAuth(sim.serverKey), 'utf8');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function parseBody(req: FastifyRequest): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(rawBody(req).toString('utf8'));
+    return v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function obj(v: unknown): Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
+    ? (v as Record<string, unknown>)
+    : {};
+}
+
+const UNAUTHORIZED =
+  'Access denied due to unauthorized transaction, please check client or server key';
+
+function snapError(reply: FastifyReply, status: number, ...messages: string[]): FastifyReply {
+  return sendJson(reply, status, { error_messages: messages });
+}
+
+function coreError(
+  reply: FastifyReply,
+  status: number,
+  statusMessage: string,
+  validation?: string[],
+): FastifyReply {
+  return sendJson(reply, status, {
+    status_code: String(status),
+    status_message: statusMessage,
+    ...(validation ? { validation_messages: validation } : {}),
+    id: randomUUID(),
+  });
+}
+
+/** The registration rules both Snap and the Core API enforce; null when the request is fine. */
+function registrationProblem(
+  details: Record<string, unknown>,
+  customer: Record<string, unknown>,
+  channel: SimChannel,
+): string | null {
+  const orderId = details.order_id;
+  if (typeof orderId !== 'string' || orderId === '' || orderId.length > 50) {
+    return 'transaction_details.order_id is required (at most 50 characters)';
+  }
+  const gross = details.gross_amount;
+  if (typeof gross !== 'number' || !Number.isSafeInteger(gross) || gross <= 0) {
+    return 'transaction_details.gross_amount must be a positive integer';
+  }
+  const email = customer.email;
+  if (typeof email !== 'string' || !/^[^\s@]+@[^\s@]+$/.test(email)) {
+    const name = channel === 'other_qris' ? 'qris' : channel;
+    return typeof email === 'string' && email !== ''
+      ? `customer_details.email is not a valid email for ${name}`
+      : `customer_details.email is required for ${name}`;
+  }
+  return null;
+}
+
+/** A duplicate order_id is answered with the original, unless it asks for something else. */
+function sameRegistration(a: SimTransaction, b: SimTransaction): boolean {
+  return a.flow === b.flow && a.channel === b.channel && a.gross_amount === b.gross_amount;
+}
+
+async function store(sim: Sim, tx: SimTransaction): Promise<SimTransaction | null> {
+  const { data } = await sim.transactions.create(tx.order_id, tx);
+  if (!sameRegistration(data, tx)) return null;
+  // Always (re)written: a retry after a crash between the two inserts completes the refs.
+  if (data.token) await sim.refs.create(data.token, { order_id: data.order_id });
+  await sim.refs.create(data.transaction_id, { order_id: data.order_id });
+  return data;
+}
+
+async function byRef(sim: Sim, ref: string): Promise<SimTransaction | null> {
+  const r = await sim.refs.get(ref);
+  return r ? sim.transactions.get(r.order_id) : null;
+}
+
+/** The status as the provider would report it now: a pending one past expiry has expired. */
+function current(tx: SimTransaction, now: number): SimTransaction {
+  return isDue(tx, now) ? expired(tx) : tx;
+}
+
+function renderPage(sim: Sim, reply: FastifyReply, ref: string, tx: SimTransaction) {
+  const ch = SIM_CHANNELS[tx.channel];
+  const view = current(tx, sim.clock.now());
+  const details: [string, string][] = [
+    ['Order ID', tx.order_id],
+    ['Method', ch.label],
+  ];
+  if (tx.va_number) details.push(['VA number', tx.va_number]);
+  if (tx.bill_key && tx.biller_code) {
+    details.push(['Biller code', tx.biller_code], ['Bill key', tx.bill_key]);
+  }
+  if (tx.qr_string) details.push(['QR string', tx.qr_string]);
+  details.push(['Expires', `${formatProviderTime(tx.expiry_ms)} WIB`]);
+  return renderCheckoutPage(reply, {
+    provider: 'idr_psp',
+    title: `Pay ${rupiahText(tx.gross_amount)} with ${ch.label}`,
+    reference: ref,
+    amountText: rupiahText(tx.gross_amount),
+    status: view.transaction_status,
+    details,
+    actionBase: `payments/${ref}`,
+    actions: SIM_ACTIONS,
+    ...(tx.finish_url ? { returnUrl: tx.finish_url } : {}),
+  });
+}
+
+function qrSvg(tx: SimTransaction): string {
+  const text = tx.qr_string ?? '';
+  const lines = text.match(/.{1,40}/g) ?? [];
+  const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const rows = lines
+    .map(
+      (l, i) =>
+        `<text x="10" y="${60 + i * 16}" font-family="monospace" font-size="12">${esc(l)}</text>`,
+    )
+    .join('');
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="360" height="${80 + lines.length * 16}">` +
+    `<rect width="100%" height="100%" fill="#fff" stroke="#000"/>` +
+    `<text x="10" y="30" font-family="sans-serif" font-size="16">QRIS ${esc(rupiahText(tx.gross_amount))} (test mode)</text>` +
+    `${rows}</svg>`
+  );
+}
+
+/** D9: the idr_psp simulator (Midtrans-style Snap + Core API), mounted at /sim/idr_psp. */
+export function idrPspSimulator(gw: Gateway, clock: SimClock) {
+  return async (app: FastifyInstance) => {
+    const sim = simFor(gw, clock);
+
+    app.post('/snap/v1/transactions', async (req, reply) => {
+      if (!authorized(sim, req)) return snapError(reply, 401, UNAUTHORIZED);
+      const body = parseBody(req);
+      if (!body) return snapError(reply, 400, 'request body must be a JSON object');
+      const payments = body.enabled_payments;
+      const channel = Array.isArray(payments) && payments.length === 1 ? payments[0] : undefined;
+      if (!isSimChannel(channel)) {
+        return snapError(
+          reply,
+          400,
+          `enabled_payments must name exactly one of ${Object.keys(SIM_CHANNELS).join(', ')}`,
+        );
+      }
+      const details = obj(body.transaction_details);
+      const customer = obj(body.customer_details);
+      const problem = registrationProblem(details, customer, channel);
+      if (problem) return snapError(reply, 400, problem);
+      let qrExpiryMinutes: number | undefined;
+      if (channel === 'other_qris' && body.expiry !== undefined) {
+        const e = obj(body.expiry);
+        const perUnit: Record<string, number> = {
+          minute: 1,
+          minutes: 1,
+          hour: 60,
+          hours: 60,
+          day: 1440,
+          days: 1440,
+        };
+        const factor = typeof e.unit === 'string' ? perUnit[e.unit] : undefined;
+        const minutes =
+          factor !== undefined && Number.isSafeInteger(e.duration) && (e.duration as number) > 0
+            ? (e.duration as number) * factor
+            : null;
+        if (minutes === null)
+          return snapError(reply, 400, 'expiry.unit or expiry.duration is invalid');
+        if (minutes > QR_EXPIRY_MINUTES) {
+          return snapError(
+            reply,
+            400,
+            `expiry for qris cannot exceed ${QR_EXPIRY_MINUTES} minutes`,
+          );
+        }
+        qrExpiryMinutes = minutes;
+      }
+      const finish = obj(body.callbacks).finish;
+      const tx = await store(
+        sim,
+        newTransaction({
+          orderId: details.order_id as string,
+          flow: 'snap',
+          channel,
+          grossAmount: details.gross_amount as number,
+          email: customer.email as string,
+          finishUrl: typeof finish === 'string' ? finish : null,
+          merchantId: merchantIdFor(sim.serverKey),
+          now: clock.now(),
+          ...(qrExpiryMinutes !== undefined ? { qrExpiryMinutes } : {}),
+        }),
+      );
+      if (!tx || !tx.token) {
+        return snapError(reply, 400, 'transaction_details.order_id has already been taken');
+      }
+      return sendJson(reply, 201, {
+        token: tx.token,
+        redirect_url: `${publicBase(gw)}/snap/v2/vtweb/${tx.token}`,
+      });
+    });
+
+    app.post('/v2/charge', async (req, reply) => {
+      if (!authorized(sim, req)) return coreError(reply, 401, UNAUTHORIZED);
+      const body = parseBody(req);
+      if (!body) return coreError(reply, 400, 'Request body is not valid JSON');
+      if (body.payment_type !== 'qris') {
+        return coreError(reply, 400, 'One or more parameters in the payload is invalid.', [
+          'payment_type must be qris (the simulator charges QRIS only)',
+        ]);
+      }
+      const details = obj(body.transaction_details);
+      const problem = registrationProblem(details, obj(body.customer_details), 'other_qris');
+      if (problem) {
+        return coreError(reply, 400, 'One or more parameters in the payload is invalid.', [
+          problem,
+        ]);
+      }
+      let qrExpiryMinutes: number | undefined;
+      if (body.custom_expiry !== undefined) {
+        const e = obj(body.custom_expiry);
+        const perUnit: Record<string, number> = { minute: 1, hour: 60, day: 1440 };
+        const factor = typeof e.unit === 'string' ? perUnit[e.unit] : undefined;
+        const d = e.expiry_duration;
+        if (factor === undefined || typeof d !== 'number' || !Number.isSafeInteger(d) || d <= 0) {
+          return coreError(reply, 400, 'One or more parameters in the payload is invalid.', [
+            'custom_expiry.expiry_duration and custom_expiry.unit are invalid',
+          ]);
+        }
+        if (d * factor > QR_EXPIRY_MINUTES) {
+          return coreError(reply, 400, 'One or more parameters in the payload is invalid.', [
+            `custom_expiry for qris cannot exceed ${QR_EXPIRY_MINUTES} minutes`,
+          ]);
+        }
+        qrExpiryMinutes = d * factor;
+      }
+      const tx = await store(
+        sim,
+        newTransaction({
+          orderId: details.order_id as string,
+          flow: 'charge',
+          channel: 'other_qris',
+          grossAmount: details.gross_amount as number,
+          email: obj(body.customer_details).email as string,
+          finishUrl: null,
+          merchantId: merchantIdFor(sim.serverKey),
+          now: clock.now(),
+          ...(qrExpiryMinutes !== undefined ? { qrExpiryMinutes } : {}),
+        }),
+      );
+      if (!tx) {
+        return coreError(
+          reply,
+          406,
+          'The request could not be completed due to a conflict with the current state of the target resource, please try again',
+        );
+      }
+      const w = transactionWire(current(tx, clock.now()), {
+        simBase: publicBase(gw),
+        forStatusApi: true,
+      });
+      const isNew = w.transaction_status === 'pending';
+      return sendJson(reply, 200, {
+        ...w,
+        ...(isNew ? { status_code: '201', status_message: 'QRIS transaction is created' } : {}),
+      });
+    });
+
+    app.get<{ Params: { order_id: string } }>('/v2/:order_id/status', async (req, reply) => {
+      if (!authorized(sim, req)) return coreError(reply, 401, UNAUTHORIZED);
+      const tx = await sim.transactions.get(req.params.order_id);
+      if (!tx) return coreError(reply, 404, "Transaction doesn't exist.");
+      const w = transactionWire(current(tx, clock.now()), {
+        simBase: publicBase(gw),
+        forStatusApi: true,
+      });
+      return sendJson(reply, 200, w);
+    });
+
+    app.get<{ Params: { token: string } }>('/snap/v2/vtweb/:token', async (req, reply) => {
+      const tx = await byRef(sim, req.params.token);
+      if (!tx || tx.token !== req.params.token) return sendText(reply, 404, 'unknown reference');
+      return renderPage(sim, reply, req.params.token, tx);
+    });
+
+    app.get<{ Params: { ref: string } }>('/payments/:ref', async (req, reply) => {
+      const tx = await byRef(sim, req.params.ref);
+      if (!tx) return sendText(reply, 404, 'unknown reference');
+      return renderPage(sim, reply, req.params.ref, tx);
+    });
+
+    // The Core API's generate-qr-code action. Browsers navigating here (it is the checkout_url
+    // of a direct QR payment) get the checkout page; image requests get the QR picture.
+    app.get<{ Params: { id: string } }>('/v2/qris/:id/qr-code', async (req, reply) => {
+      const tx = await byRef(sim, req.params.id);
+      if (!tx || tx.transaction_id !== req.params.id || !tx.qr_string) {
+        return sendText(reply, 404, 'unknown reference');
+      }
+      if ((header(req, 'accept') ?? '').includes('text/html')) {
+        return renderPage(sim, reply, req.params.id, tx);
+      }
+      return reply.code(200).type('image/svg+xml').send(qrSvg(tx));
+    });
+
+    app.post<{ Params: { ref: string; action: string } }>(
+      '/payments/:ref/:action',
+      async (req, reply) => {
+        const { ref, action } = req.params;
+        const found = await byRef(sim, ref);
+        if (!found) return sendText(reply, 404, 'unknown reference');
+        if (!(SIM_ACTIONS as readonly string[]).includes(action)) {
+          return sendText(reply, 404, 'unknown action');
+        }
+        const act = action as (typeof SIM_ACTIONS)[number];
+        const now = clock.now();
+        let outcome = 'finished' as 'applied' | 'lapsed' | 'finished';
+        const tx = await sim.transactions.update(found.order_id, (cur) => {
+          if (cur.transaction_status !== 'pending') {
+            outcome = 'finished';
+            return null;
+          }
+          // Past its expiry the provider has already expired it; only that can be reported.
+          if (isDue(cur, now) && act !== 'expire') {
+            outcome = 'lapsed';
+            return expired(cur);
+          }
+          outcome = 'applied';
+          return applyAction(cur, act, now);
+        });
+        if (!tx) return sendText(reply, 404, 'unknown reference');
+        if (outcome === 'finished' || outcome === 'lapsed') {
+          if (outcome === 'lapsed') {
+            await notify(sim, tx).catch((err: unknown) =>
+              gw.log.warn({ err, order_id: tx.order_id }, 'idr_psp simulator: notification failed'),
+            );
+          }
+          const status = tx.transaction_status;
+          const word = status === 'pending' ? 'pending' : FINISHED_WORD[status];
+          return sendText(reply, 409, `transaction already ${word}`);
+        }
+        let result: ActionResult;
+        try {
+          result = await notify(sim, tx);
+        } catch (err) {
+          gw.log.warn({ err, order_id: tx.order_id }, 'idr_psp simulator: notification failed');
+          return sendText(reply, 502, 'notification delivery to the gateway failed');
+        }
+        return replyToAction(req.headers.accept, reply, result, {
+          pageUrl: `${publicBase(gw)}/payments/${ref}`,
+          ...(tx.finish_url ? { returnUrl: tx.finish_url } : {}),
+        });
+      },
+    );
+
+    let sweeping = false;
+    const timer = setInterval(() => {
+      if (sweeping || gw.phase !== 'ready') return;
+      sweeping = true;
+      expireDueIdrTransactions(gw, clock)
+        .catch((err: unknown) => gw.log.warn({ err }, 'idr_psp simulator: expiry sweep failed'))
+        .finally(() => {
+          sweeping = false;
+        });
+    }, SWEEP_INTERVAL_MS);
+    timer.unref();
+    app.addHook('onClose', async () => clearInterval(timer));
+  };
 }

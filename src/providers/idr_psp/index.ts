@@ -1,19 +1,21 @@
 import type { PaymentProvider } from '../types.js';
-import { ProviderError } from '../types.js';
+import { fetchTransactionStatus, registerPayment } from './client.js';
+import { parseNotification, verifyNotification } from './webhook.js';
 
-// Placeholder until the adapter lands.
+/**
+ * The IDR rails (QRIS and bank virtual accounts), modelled on Midtrans: Snap hosted page by
+ * default, a direct Core API QR charge when IDR_PSP_DIRECT_QR is on. provider_ref is the Snap
+ * token (hosted) or the transaction_id (direct charge); notifications name the payment by
+ * order_id, which is our payment_id. Wire protocol: docs/providers/idr_psp.md.
+ */
 export const idrPsp: PaymentProvider = {
   slug: 'idr_psp',
-  async register() {
-    throw new ProviderError('rejected', 'idr_psp adapter not implemented');
+  register: registerPayment,
+  async verifyWebhook(endpoint, _headers, rawBody) {
+    return verifyNotification(endpoint.webhookSecret, rawBody);
   },
-  async verifyWebhook() {
-    return false;
+  parseWebhook(_headers, rawBody) {
+    return parseNotification(rawBody);
   },
-  parseWebhook() {
-    return { eventType: 'unknown', action: { kind: 'none' } };
-  },
-  async fetchStatus() {
-    return { kind: 'none' };
-  },
+  fetchStatus: fetchTransactionStatus,
 };

@@ -1,0 +1,225 @@
+import {
+  ProviderError,
+  type InboundAction,
+  type ProviderContext,
+  type ProviderPaymentRef,
+  type RegisterPaymentInput,
+  type RegisteredPayment,
+} from '../types.js';
+import { mapTransactionStatus, toGrossAmount } from './mapping.js';
+import {
+  basicAuth,
+  METHODS,
+  parseProviderTime,
+  QR_EXPIRY_MINUTES,
+  VA_EXPIRY_HOURS,
+  type ChargeRequest,
+  type SnapTransactionRequest,
+  type TransactionWire,
+} from './wire.js';
+
+interface WireAnswer {
+  /** HTTP status, or the body's status_code when the HTTP status says nothing (Core API). */
+  status: number;
+  body: Record<string, unknown>;
+  text: string;
+}
+
+/**
+ * The provider serves Snap and the Core API from different hosts (app.* and api.*). One base
+ * URL is configured, the Core API's; the Snap host is derived from it for the provider's own
+ * domains, and is the same base everywhere else (the simulator serves both).
+ */
+export function snapBaseUrl(baseUrl: string): string {
+  return baseUrl.replace(/^(https?:\/\/)api\.((?:sandbox\.)?midtrans\.com)(?=\/|$)/, '$1app.$2');
+}
+
+async function call(
+  ctx: ProviderContext,
+  method: 'GET' | 'POST',
+  url: string,
+  body?: unknown,
+  idempotencyKey?: string,
+): Promise<WireAnswer> {
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    authorization: basicAuth(ctx.endpoint.credentials.serverKey ?? ''),
+  };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(ctx.timeoutMs),
+    });
+    text = await res.text();
+  } catch (err) {
+    const name = err instanceof Error ? err.name : '';
+    throw new ProviderError(
+      'indeterminate',
+      name === 'TimeoutError' || name === 'AbortError'
+        ? `idr_psp did not answer within ${ctx.timeoutMs} ms`
+        : 'idr_psp unreachable',
+    );
+  }
+  let parsed: Record<string, unknown> = {};
+  try {
+    const v: unknown = JSON.parse(text);
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      parsed = v as Record<string, unknown>;
+    }
+  } catch {
+    // Not JSON (a proxy's error page): the HTTP status decides.
+  }
+  let status = res.status;
+  const bodyCode = typeof parsed.status_code === 'string' ? Number(parsed.status_code) : NaN;
+  // The Core API may answer HTTP 200 with the real outcome in status_code.
+  if (status < 300 && Number.isInteger(bodyCode) && bodyCode >= 200) status = bodyCode;
+  return { status, body: parsed, text };
+}
+
+/** The provider's own words for a refusal, verbatim (Snap: error_messages; Core API: ...). */
+function providerText(a: WireAnswer): string {
+  const b = a.body;
+  const list = Array.isArray(b.error_messages)
+    ? b.error_messages
+    : Array.isArray(b.validation_messages)
+      ? b.validation_messages
+      : null;
+  const messages = (list ?? []).filter((m): m is string => typeof m === 'string');
+  if (messages.length > 0) return messages.join(', ');
+  if (typeof b.status_message === 'string' && b.status_message) return b.status_message;
+  const t = a.text.trim();
+  return t ? t.slice(0, 500) : `idr_psp answered HTTP ${a.status}`;
+}
+
+function failure(a: WireAnswer): ProviderError {
+  if (a.status >= 400 && a.status < 500) return new ProviderError('rejected', providerText(a));
+  return new ProviderError('indeterminate', `idr_psp answered ${a.status}: ${providerText(a)}`);
+}
+
+function customerDetails(input: RegisterPaymentInput): { email?: string } | undefined {
+  return input.email ? { email: input.email } : undefined;
+}
+
+export async function registerPayment(
+  ctx: ProviderContext,
+  input: RegisterPaymentInput,
+): Promise<RegisteredPayment> {
+  const method = METHODS[input.method];
+  if (!method || input.currency !== 'IDR') {
+    throw new ProviderError(
+      'rejected',
+      `idr_psp does not support method ${input.method} in ${input.currency}`,
+    );
+  }
+  if (input.directQr && input.method === 'qris') return chargeQr(ctx, input);
+
+  const isQr = method.paymentType === 'qris';
+  const req: SnapTransactionRequest = {
+    transaction_details: {
+      order_id: input.paymentId,
+      gross_amount: toGrossAmount(input.amountMinor),
+    },
+    enabled_payments: [method.snapPayment],
+    callbacks: { finish: input.returnUrl },
+    expiry: isQr
+      ? { unit: 'minute', duration: QR_EXPIRY_MINUTES }
+      : { unit: 'hour', duration: VA_EXPIRY_HOURS },
+  };
+  const customer = customerDetails(input);
+  if (customer) req.customer_details = customer;
+  const a = await call(
+    ctx,
+    'POST',
+    `${snapBaseUrl(ctx.endpoint.baseUrl)}/snap/v1/transactions`,
+    req,
+    input.paymentId,
+  );
+  if (a.status !== 200 && a.status !== 201) throw failure(a);
+  const { token, redirect_url } = a.body;
+  if (typeof token !== 'string' || !token || typeof redirect_url !== 'string' || !redirect_url) {
+    throw new ProviderError('indeterminate', 'idr_psp answered without token or redirect_url');
+  }
+  // Snap does not say when the token lapses; counting from after its answer errs late, which
+  // is the safe side for a deadline after which the reconciler asks.
+  const lifetimeMs = isQr ? QR_EXPIRY_MINUTES * 60_000 : VA_EXPIRY_HOURS * 3_600_000;
+  return {
+    providerRef: token,
+    checkoutUrl: redirect_url,
+    expiresAt: new Date(Date.now() + lifetimeMs),
+  };
+}
+
+async function chargeQr(
+  ctx: ProviderContext,
+  input: RegisterPaymentInput,
+): Promise<RegisteredPayment> {
+  const req: ChargeRequest = {
+    payment_type: 'qris',
+    transaction_details: {
+      order_id: input.paymentId,
+      gross_amount: toGrossAmount(input.amountMinor),
+    },
+    qris: { acquirer: 'gopay' },
+    custom_expiry: { expiry_duration: QR_EXPIRY_MINUTES, unit: 'minute' },
+  };
+  const customer = customerDetails(input);
+  if (customer) req.customer_details = customer;
+  const a = await call(ctx, 'POST', `${ctx.endpoint.baseUrl}/v2/charge`, req, input.paymentId);
+  if (a.status !== 200 && a.status !== 201) throw failure(a);
+  const tx = a.body as Partial<TransactionWire>;
+  const qrUrl = Array.isArray(tx.actions)
+    ? tx.actions.find((x) => x?.name === 'generate-qr-code')?.url
+    : undefined;
+  if (typeof tx.transaction_id !== 'string' || typeof tx.qr_string !== 'string' || !qrUrl) {
+    throw new ProviderError('indeterminate', 'idr_psp answered the QR charge without a QR');
+  }
+  const expiresAt =
+    (typeof tx.expiry_time === 'string' && parseProviderTime(tx.expiry_time)) ||
+    new Date(Date.now() + QR_EXPIRY_MINUTES * 60_000);
+  return {
+    providerRef: tx.transaction_id,
+    // The Core API has no hosted page; its QR image is the provider-hosted rendering.
+    checkoutUrl: qrUrl,
+    qrString: tx.qr_string,
+    qrImageUrl: qrUrl,
+    expiresAt,
+  };
+}
+
+/**
+ * GET /v2/{order_id}/status. A 404 means the provider never registered the order: the buyer
+ * never received a checkout URL from us, so the payment can never be paid and is failed.
+ */
+export async function fetchTransactionStatus(
+  ctx: ProviderContext,
+  ref: ProviderPaymentRef,
+): Promise<InboundAction> {
+  const a = await call(
+    ctx,
+    'GET',
+    `${ctx.endpoint.baseUrl}/v2/${encodeURIComponent(ref.paymentId)}/status`,
+  );
+  const tx = a.body as Partial<TransactionWire>;
+  if (a.status < 500 && typeof tx.transaction_status === 'string' && tx.order_id) {
+    return mapTransactionStatus({
+      transaction_status: tx.transaction_status,
+      status_message: typeof tx.status_message === 'string' ? tx.status_message : '',
+      transaction_id: typeof tx.transaction_id === 'string' ? tx.transaction_id : '',
+      fraud_status: typeof tx.fraud_status === 'string' ? tx.fraud_status : undefined,
+      currency: typeof tx.currency === 'string' ? tx.currency : 'IDR',
+      refund_amount: typeof tx.refund_amount === 'string' ? tx.refund_amount : undefined,
+      refunds: Array.isArray(tx.refunds) ? tx.refunds : undefined,
+    });
+  }
+  if (a.status === 404) return { kind: 'payment', outcome: 'failed', errorText: providerText(a) };
+  if (a.status < 300) {
+    throw new ProviderError('indeterminate', 'idr_psp answered the status check without a status');
+  }
+  throw failure(a);
+}

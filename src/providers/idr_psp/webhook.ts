@@ -1,0 +1,86 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { BadReference, type InboundEvent } from '../types.js';
+import { mapTransactionStatus } from './mapping.js';
+import type { NotificationWire } from './wire.js';
+
+function parseObject(rawBody: Buffer): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(rawBody.toString('utf8'));
+    return v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** signature_key = SHA-512 hex of order_id + status_code + gross_amount + server key. */
+export function notificationSignature(
+  orderId: string,
+  statusCode: string,
+  grossAmount: string,
+  serverKey: string,
+): string {
+  return createHash('sha512')
+    .update(orderId + statusCode + grossAmount + serverKey, 'utf8')
+    .digest('hex');
+}
+
+/**
+ * Verification as explicit steps: the secret (the server key, as issued), the signed message
+ * (three fields exactly as they appear in the body), the signature, a constant-time compare.
+ * Anything malformed is simply not verified.
+ */
+export function verifyNotification(serverKey: string, rawBody: Buffer): boolean {
+  if (!serverKey) return false;
+  const body = parseObject(rawBody);
+  if (!body) return false;
+  const orderId = str(body.order_id);
+  const statusCode = str(body.status_code);
+  const grossAmount = str(body.gross_amount);
+  const given = str(body.signature_key);
+  if (orderId === undefined || statusCode === undefined || grossAmount === undefined || !given) {
+    return false;
+  }
+  const expected = Buffer.from(
+    notificationSignature(orderId, statusCode, grossAmount, serverKey),
+    'utf8',
+  );
+  const actual = Buffer.from(given.toLowerCase(), 'utf8');
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** order_id is our payment_id (32 lowercase hex); anything else cannot be ours. */
+const ORDER_ID = /^[0-9a-f]{32}$/;
+
+export function parseNotification(rawBody: Buffer): InboundEvent {
+  const body = parseObject(rawBody);
+  if (!body) throw new BadReference('body is not a JSON object');
+  const orderId = str(body.order_id);
+  if (!orderId || !ORDER_ID.test(orderId)) {
+    throw new BadReference('order_id missing or not a payment id');
+  }
+  const transactionId = str(body.transaction_id);
+  if (!transactionId) throw new BadReference('transaction_id missing');
+  const status = str(body.transaction_status) ?? '';
+  const n = body as Partial<NotificationWire>;
+  const action = mapTransactionStatus({
+    transaction_status: status,
+    status_message: str(n.status_message) ?? '',
+    transaction_id: transactionId,
+    fraud_status: str(n.fraud_status),
+    currency: str(n.currency) ?? 'IDR',
+    refund_amount: str(n.refund_amount),
+    refunds: Array.isArray(n.refunds) ? n.refunds : undefined,
+  });
+  return {
+    eventType: status || 'unknown',
+    paymentId: orderId,
+    providerRef: transactionId,
+    action,
+  };
+}

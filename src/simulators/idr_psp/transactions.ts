@@ -1,0 +1,307 @@
+import { createHash, randomInt, randomUUID } from 'node:crypto';
+import {
+  formatProviderTime,
+  QR_EXPIRY_MINUTES,
+  VA_EXPIRY_HOURS,
+  type NotificationWire,
+  type ProviderAction,
+  type TransactionWire,
+} from '../../providers/idr_psp/wire.js';
+
+/** The simulated provider's payment channels (what Snap's enabled_payments names). */
+export const SIM_CHANNELS = {
+  other_qris: { paymentType: 'qris', label: 'QRIS', bank: null },
+  bca_va: { paymentType: 'bank_transfer', label: 'BCA virtual account', bank: 'bca' },
+  bni_va: { paymentType: 'bank_transfer', label: 'BNI virtual account', bank: 'bni' },
+  bri_va: { paymentType: 'bank_transfer', label: 'BRI virtual account', bank: 'bri' },
+  permata_va: { paymentType: 'bank_transfer', label: 'Permata virtual account', bank: 'permata' },
+  echannel: { paymentType: 'echannel', label: 'Mandiri Bill Payment', bank: 'mandiri' },
+} as const;
+export type SimChannel = keyof typeof SIM_CHANNELS;
+
+export function isSimChannel(v: unknown): v is SimChannel {
+  return typeof v === 'string' && Object.hasOwn(SIM_CHANNELS, v);
+}
+
+/** The statuses a simulated QR/VA transaction goes through. */
+export type SimStatus = 'pending' | 'settlement' | 'deny' | 'cancel' | 'expire';
+
+/** One provider transaction as the simulator stores it (sim_objects, kind 'transaction'). */
+export interface SimTransaction {
+  order_id: string;
+  transaction_id: string;
+  /** Snap token for hosted transactions; null for direct Core API charges. */
+  token: string | null;
+  flow: 'snap' | 'charge';
+  channel: SimChannel;
+  gross_amount: number;
+  currency: 'IDR';
+  email: string | null;
+  finish_url: string | null;
+  merchant_id: string;
+  transaction_status: SimStatus;
+  status_message: string;
+  transaction_time_ms: number;
+  expiry_ms: number;
+  settlement_time_ms: number | null;
+  va_number: string | null;
+  bill_key: string | null;
+  biller_code: string | null;
+  qr_string: string | null;
+}
+
+/** sim_objects kind 'ref': a provider_ref (Snap token or transaction_id) -> its order. */
+export interface SimRef {
+  order_id: string;
+}
+
+export function merchantIdFor(serverKey: string): string {
+  const digits = BigInt('0x' + createHash('sha256').update(serverKey).digest('hex').slice(0, 12));
+  return `G${(digits % 1_000_000_000n).toString().padStart(9, '0')}`;
+}
+
+function digits(n: number): string {
+  let s = '';
+  for (let i = 0; i < n; i++) s += String(randomInt(10));
+  return s;
+}
+
+function tlv(tag: string, value: string): string {
+  return tag + String(value.length).padStart(2, '0') + value;
+}
+
+/** CRC-16/CCITT-FALSE, the checksum EMVCo QR payloads end with. */
+function crc16(s: string): string {
+  let crc = 0xffff;
+  for (const byte of Buffer.from(s, 'utf8')) {
+    crc ^= byte << 8;
+    for (let i = 0; i < 8; i++)
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc.toString(16).toUpperCase().padStart(4, '0');
+}
+
+/** A dynamic QRIS payload in EMVCo shape (not payable: no real acquirer behind it). */
+function qrisPayload(tx: { transaction_id: string; gross_amount: number; merchant_id: string }) {
+  const body =
+    tlv('00', '01') +
+    tlv('01', '12') +
+    tlv('26', tlv('00', 'COM.GO-JEK.WWW') + tlv('01', '93600914' + digits(11))) +
+    tlv('51', tlv('00', 'ID.CO.QRIS.WWW') + tlv('02', tx.merchant_id)) +
+    tlv('52', '5999') +
+    tlv('53', '360') +
+    tlv('54', String(tx.gross_amount)) +
+    tlv('58', 'ID') +
+    tlv('59', 'PAYGATE TEST MERCHANT') +
+    tlv('60', 'JAKARTA') +
+    tlv('62', tlv('05', tx.transaction_id.replace(/-/g, '').slice(0, 25))) +
+    '6304';
+  return body + crc16(body);
+}
+
+export function newTransaction(args: {
+  orderId: string;
+  flow: 'snap' | 'charge';
+  channel: SimChannel;
+  grossAmount: number;
+  email: string | null;
+  finishUrl: string | null;
+  merchantId: string;
+  now: number;
+  /** QR only: the merchant's shorter expiry, in minutes (at most the 20-minute cap). */
+  qrExpiryMinutes?: number;
+}): SimTransaction {
+  const ch = SIM_CHANNELS[args.channel];
+  const isQr = ch.paymentType === 'qris';
+  const transactionId = randomUUID();
+  const lifetimeMs = isQr
+    ? (args.qrExpiryMinutes ?? QR_EXPIRY_MINUTES) * 60_000
+    : VA_EXPIRY_HOURS * 3_600_000;
+  const vaLength: Record<string, number> = { bca: 11, bni: 16, bri: 15, permata: 16 };
+  const vaPrefix: Record<string, string> = { bca: '', bni: '988', bri: '', permata: '8778' };
+  const bank = ch.bank;
+  return {
+    order_id: args.orderId,
+    transaction_id: transactionId,
+    token: args.flow === 'snap' ? randomUUID() : null,
+    flow: args.flow,
+    channel: args.channel,
+    gross_amount: args.grossAmount,
+    currency: 'IDR',
+    email: args.email,
+    finish_url: args.finishUrl,
+    merchant_id: args.merchantId,
+    transaction_status: 'pending',
+    status_message: 'Success, transaction is found',
+    transaction_time_ms: args.now,
+    expiry_ms: args.now + lifetimeMs,
+    settlement_time_ms: null,
+    va_number:
+      bank && bank !== 'mandiri'
+        ? (vaPrefix[bank] ?? '') + digits((vaLength[bank] ?? 16) - (vaPrefix[bank] ?? '').length)
+        : null,
+    bill_key: bank === 'mandiri' ? digits(12) : null,
+    biller_code: bank === 'mandiri' ? '70012' : null,
+    qr_string: isQr
+      ? qrisPayload({
+          transaction_id: transactionId,
+          gross_amount: args.grossAmount,
+          merchant_id: args.merchantId,
+        })
+      : null,
+  };
+}
+
+/** Pending past its expiry: what the provider reports (and sweeps) as expire. */
+export function isDue(tx: SimTransaction, now: number): boolean {
+  return tx.transaction_status === 'pending' && now >= tx.expiry_ms;
+}
+
+export function expired(tx: SimTransaction): SimTransaction {
+  const isQr = SIM_CHANNELS[tx.channel].paymentType === 'qris';
+  return {
+    ...tx,
+    transaction_status: 'expire',
+    status_message: isQr
+      ? `Transaction expired: QR not paid within ${Math.round((tx.expiry_ms - tx.transaction_time_ms) / 60_000)} minutes`
+      : `Transaction expired: virtual account not paid within ${VA_EXPIRY_HOURS} hours`,
+  };
+}
+
+/** The buyer's (or the tester's) action on a pending transaction. */
+export function applyAction(
+  tx: SimTransaction,
+  action: 'pay' | 'fail' | 'cancel' | 'expire',
+  now: number,
+): SimTransaction {
+  switch (action) {
+    case 'pay':
+      return {
+        ...tx,
+        transaction_status: 'settlement',
+        status_message: 'midtrans payment notification',
+        settlement_time_ms: now,
+      };
+    case 'fail':
+      return {
+        ...tx,
+        transaction_status: 'deny',
+        status_message: 'Transaction denied by the issuer (simulated decline)',
+      };
+    case 'cancel':
+      return {
+        ...tx,
+        transaction_status: 'cancel',
+        status_message: 'Transaction canceled by the buyer',
+      };
+    case 'expire':
+      return expired(tx);
+  }
+}
+
+/** How the 409 for an action on a finished transaction names its state. */
+export const FINISHED_WORD: Record<Exclude<SimStatus, 'pending'>, string> = {
+  settlement: 'settled',
+  deny: 'denied',
+  cancel: 'canceled',
+  expire: 'expired',
+};
+
+/** Notification status codes; the status API answers an expired transaction with 407. */
+function statusCode(status: SimStatus, forStatusApi: boolean): string {
+  switch (status) {
+    case 'pending':
+      return '201';
+    case 'settlement':
+    case 'cancel':
+      return '200';
+    case 'deny':
+      return '202';
+    case 'expire':
+      return forStatusApi ? '407' : '202';
+  }
+}
+
+export function qrCodeUrl(simBase: string, tx: SimTransaction): string {
+  return `${simBase}/v2/qris/${tx.transaction_id}/qr-code`;
+}
+
+/** The transaction in the provider's words (status API, charge answer, notification body). */
+export function transactionWire(
+  tx: SimTransaction,
+  opts: { simBase: string; forStatusApi: boolean },
+): TransactionWire {
+  const ch = SIM_CHANNELS[tx.channel];
+  const out: TransactionWire = {
+    status_code: statusCode(tx.transaction_status, opts.forStatusApi),
+    status_message: tx.status_message,
+    transaction_id: tx.transaction_id,
+    order_id: tx.order_id,
+    merchant_id: tx.merchant_id,
+    gross_amount: `${tx.gross_amount}.00`,
+    currency: tx.currency,
+    payment_type: ch.paymentType,
+    transaction_time: formatProviderTime(tx.transaction_time_ms),
+    transaction_status: tx.transaction_status,
+    fraud_status: 'accept',
+    expiry_time: formatProviderTime(tx.expiry_ms),
+  };
+  if (tx.settlement_time_ms !== null) {
+    out.settlement_time = formatProviderTime(tx.settlement_time_ms);
+  }
+  if (tx.qr_string !== null) {
+    out.acquirer = 'gopay';
+    out.qr_string = tx.qr_string;
+    const actions: ProviderAction[] = [
+      { name: 'generate-qr-code', method: 'GET', url: qrCodeUrl(opts.simBase, tx) },
+    ];
+    out.actions = actions;
+  }
+  if (ch.bank === 'permata' && tx.va_number) out.permata_va_number = tx.va_number;
+  else if (ch.bank && ch.bank !== 'mandiri' && tx.va_number) {
+    out.va_numbers = [{ bank: ch.bank, va_number: tx.va_number }];
+  }
+  if (tx.bill_key && tx.biller_code) {
+    out.bill_key = tx.bill_key;
+    out.biller_code = tx.biller_code;
+  }
+  return out;
+}
+
+/**
+ * The HTTP notification exactly as the provider sends it, signed with the server key:
+ * signature_key = SHA-512 hex of order_id + status_code + gross_amount + server key.
+ * (Computed here on its own rather than with the adapter's code, so the integration test that
+ * verifies one with the other compares two implementations.)
+ */
+export function buildIdrNotification(
+  tx: SimTransaction,
+  serverKey: string,
+  simBase: string,
+): NotificationWire {
+  const w = transactionWire(tx, { simBase, forStatusApi: false });
+  const signature_key = createHash('sha512')
+    .update(`${w.order_id}${w.status_code}${w.gross_amount}${serverKey}`)
+    .digest('hex');
+  // The provider's field order: time and status first, signature before the payment details.
+  const notification: NotificationWire = Object.assign(
+    {
+      transaction_time: w.transaction_time,
+      transaction_status: w.transaction_status,
+      transaction_id: w.transaction_id,
+      status_message: w.status_message,
+      status_code: w.status_code,
+      signature_key,
+    },
+    w,
+  );
+  // Notifications carry neither the QR payload nor the API's action links.
+  delete notification.actions;
+  delete notification.qr_string;
+  return notification;
+}
+
+/** "Rp 10.000": rupiah have no decimals; Indonesian thousands separator. */
+export function rupiahText(amount: number): string {
+  return `Rp ${String(amount).replace(/\B(?=(\d{3})+(?!\d))/g, '.')}`;
+}
