@@ -1,8 +1,566 @@
-import type { FastifyInstance } from 'fastify';
+/**
+ * card_psp simulator (D9): a Polar-like checkout API under /sim/card_psp with hosted checkout
+ * pages, orders, one monthly subscription per paid checkout, provider-side refunds, and
+ * Standard Webhooks-signed events posted to /webhooks/card_psp. State lives in sim_objects.
+ */
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Gateway } from '../gateway.js';
-import type { SimClock } from './common.js';
+import { rawBody } from '../http/reply.js';
+import type {
+  BillingReason,
+  Checkout,
+  CheckoutStatus,
+  Order,
+  Subscription,
+  WireMetadata,
+} from '../providers/card_psp/wire.js';
+import { simulatorEndpoint } from './credentials.js';
+import {
+  SIM_ACTIONS,
+  SimStore,
+  deliverToGateway,
+  renderCheckoutPage,
+  replyToAction,
+  type ActionResult,
+  type SimClock,
+} from './common.js';
 
-// Placeholder until the simulator lands.
-export function cardPspSimulator(_gw: Gateway, _clock: SimClock) {
-  return async (_app: FastifyInstance) => {};
+export const CARD_PSP_SUBSCRIPTION_ACTIONS = [
+  'renew',
+  'refund',
+  'subscription_cancel',
+  'subscription_revoke',
+] as const;
+const ACTIONS = [...SIM_ACTIONS, ...CARD_PSP_SUBSCRIPTION_ACTIONS] as const;
+type Action = (typeof ACTIONS)[number];
+
+/** How long an unpaid checkout stays open (Polar's default session lifetime is an hour). */
+export const CHECKOUT_TTL_MS = 60 * 60_000;
+/** Used when a checkout names a product without an ad-hoc price: $10.00 a month. */
+const DEFAULT_PRICE = { amount: 1000, currency: 'usd' };
+const SUPPORTED_CURRENCIES = ['usd', 'eur', 'gbp'];
+export const DECLINE_TEXT = 'Your card was declined.';
+
+interface SimOrder {
+  id: string;
+  created_at: string;
+  billing_reason: BillingReason;
+  amount: number;
+  refunded_amount: number;
+}
+
+interface SimSubscription {
+  id: string;
+  status: 'active' | 'canceled';
+  current_period_start: string;
+  current_period_end: string;
+  cancel_at_period_end: boolean;
+  canceled_at: string | null;
+  ended_at: string | null;
+}
+
+/** One checkout and everything it led to; updated under a row lock (SimStore.update). */
+interface SimCheckout {
+  id: string;
+  status: CheckoutStatus;
+  created_at: string;
+  modified_at: string | null;
+  expires_at: string;
+  success_url: string;
+  product_id: string;
+  amount: number;
+  currency: string;
+  customer_email: string | null;
+  external_customer_id: string | null;
+  customer_id: string;
+  metadata: WireMetadata;
+  failure_reason: string | null;
+  order: SimOrder | null;
+  renewals: SimOrder[];
+  subscription: SimSubscription | null;
+}
+
+/** Maps a subscription id to its checkout, for GET /v1/subscriptions/:id. */
+interface SimSubscriptionIndex {
+  checkout_id: string;
+}
+
+class Conflict extends Error {}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function addMonth(isoTime: string): string {
+  const d = new Date(isoTime);
+  d.setUTCMonth(d.getUTCMonth() + 1);
+  return d.toISOString();
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** An open checkout past its expiry reads as expired, as the provider would report it. */
+function effectiveStatus(c: SimCheckout, nowMs: number): CheckoutStatus {
+  return c.status === 'open' && nowMs > Date.parse(c.expires_at) ? 'expired' : c.status;
+}
+
+function validationError(reply: FastifyReply, loc: (string | number)[], msg: string, type: string) {
+  return reply
+    .code(422)
+    .type('application/json')
+    .send(JSON.stringify({ error: 'RequestValidationError', detail: [{ loc, msg, type }] }));
+}
+
+function apiError(reply: FastifyReply, status: number, error: string, detail: string) {
+  return reply.code(status).type('application/json').send(JSON.stringify({ error, detail }));
+}
+
+function text(reply: FastifyReply, status: number, body: string) {
+  return reply.code(status).type('text/plain; charset=utf-8').send(body);
+}
+
+/**
+ * The simulator's own Standard Webhooks signer, written apart from the adapter's verifier so
+ * that a test of one against the other means something. D11: the key is the secret string's
+ * UTF-8 bytes as issued.
+ */
+export function signCardPspEvent(
+  secret: string,
+  body: string,
+  nowMs: number = Date.now(),
+): Record<string, string> {
+  const id = `msg_${randomBytes(12).toString('hex')}`;
+  const timestamp = String(Math.floor(nowMs / 1000));
+  const mac = createHmac('sha256', secret).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${mac}` };
+}
+
+export interface CardPspEventBody {
+  type: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+function wireCheckout(c: SimCheckout, url: string, nowMs: number): Checkout {
+  return {
+    id: c.id,
+    status: effectiveStatus(c, nowMs),
+    url,
+    created_at: c.created_at,
+    modified_at: c.modified_at,
+    expires_at: c.expires_at,
+    success_url: c.success_url,
+    product_id: c.product_id,
+    amount: c.amount,
+    total_amount: c.amount,
+    currency: c.currency,
+    customer_email: c.customer_email,
+    external_customer_id: c.external_customer_id,
+    metadata: c.metadata,
+    subscription_id: c.subscription?.id ?? null,
+    order_id: c.order?.id ?? null,
+    failure_reason: c.failure_reason,
+  };
+}
+
+function wireSubscription(c: SimCheckout, s: SimSubscription): Subscription {
+  return {
+    id: s.id,
+    status: s.status,
+    amount: c.amount,
+    currency: c.currency,
+    recurring_interval: 'month',
+    current_period_start: s.current_period_start,
+    current_period_end: s.current_period_end,
+    cancel_at_period_end: s.cancel_at_period_end,
+    canceled_at: s.canceled_at,
+    ended_at: s.ended_at,
+    product_id: c.product_id,
+    checkout_id: c.id,
+    metadata: c.metadata,
+  };
+}
+
+function wireOrder(c: SimCheckout, o: SimOrder): Order {
+  const refunded = o.refunded_amount;
+  return {
+    id: o.id,
+    created_at: o.created_at,
+    status: refunded === 0 ? 'paid' : refunded < o.amount ? 'partially_refunded' : 'refunded',
+    paid: true,
+    billing_reason: o.billing_reason,
+    subtotal_amount: o.amount,
+    tax_amount: 0,
+    total_amount: o.amount,
+    net_amount: o.amount,
+    refunded_amount: refunded,
+    currency: c.currency,
+    product_id: c.product_id,
+    // Renewal orders are not bought through a checkout.
+    checkout_id: o.billing_reason === 'subscription_cycle' ? null : c.id,
+    subscription_id: c.subscription?.id ?? null,
+    subscription: c.subscription ? wireSubscription(c, c.subscription) : null,
+    metadata: c.metadata,
+  };
+}
+
+/** Builds the events one action sends, in order, from the state after the action. */
+export function buildEvents(
+  action: Action,
+  c: SimCheckout,
+  url: string,
+  nowMs: number,
+): CardPspEventBody[] {
+  const timestamp = iso(nowMs);
+  const ev = (type: string, data: object): CardPspEventBody => ({
+    type,
+    timestamp,
+    data: { ...data },
+  });
+  const checkoutEvent = () => ev('checkout.updated', wireCheckout(c, url, nowMs));
+  switch (action) {
+    case 'pay':
+      return c.order ? [checkoutEvent(), ev('order.paid', wireOrder(c, c.order))] : [];
+    case 'fail':
+    case 'cancel':
+    case 'expire':
+      return [checkoutEvent()];
+    case 'renew': {
+      const order = c.renewals[c.renewals.length - 1];
+      return order ? [ev('order.paid', wireOrder(c, order))] : [];
+    }
+    case 'refund':
+      return c.order ? [ev('order.refunded', wireOrder(c, c.order))] : [];
+    case 'subscription_cancel':
+      return c.subscription
+        ? [ev('subscription.canceled', wireSubscription(c, c.subscription))]
+        : [];
+    case 'subscription_revoke':
+      return c.subscription
+        ? [ev('subscription.revoked', wireSubscription(c, c.subscription))]
+        : [];
+  }
+}
+
+/**
+ * The state change of one action, or Conflict with the reason it is not allowed now (409).
+ * Provider-side times come from the simulator clock.
+ */
+export function applyAction(action: Action, c: SimCheckout, nowMs: number): SimCheckout {
+  const now = iso(nowMs);
+  const status = effectiveStatus(c, nowMs);
+  const next: SimCheckout = structuredClone(c);
+  next.modified_at = now;
+  const requireOpen = () => {
+    if (status !== 'open') throw new Conflict(`checkout is ${status}, cannot ${action}`);
+  };
+  const requirePaid = () => {
+    if (status !== 'succeeded' || !next.order || !next.subscription) {
+      throw new Conflict(`checkout is ${status}, ${action} needs a paid checkout`);
+    }
+    return { order: next.order, sub: next.subscription };
+  };
+  switch (action) {
+    case 'pay': {
+      requireOpen();
+      next.status = 'succeeded';
+      next.subscription = {
+        id: randomUUID(),
+        status: 'active',
+        current_period_start: now,
+        current_period_end: addMonth(now),
+        cancel_at_period_end: false,
+        canceled_at: null,
+        ended_at: null,
+      };
+      next.order = {
+        id: randomUUID(),
+        created_at: now,
+        billing_reason: 'subscription_create',
+        amount: c.amount,
+        refunded_amount: 0,
+      };
+      return next;
+    }
+    case 'fail':
+      requireOpen();
+      next.status = 'failed';
+      next.failure_reason = DECLINE_TEXT;
+      return next;
+    case 'cancel':
+    case 'expire':
+      // Polar has no "canceled" checkout: a buyer who leaves and a session that times out
+      // both end as expired; expire also moves the expiry to now.
+      requireOpen();
+      next.status = 'expired';
+      if (action === 'expire') next.expires_at = now;
+      return next;
+    case 'renew': {
+      const { sub } = requirePaid();
+      if (sub.status !== 'active') throw new Conflict('subscription is revoked, cannot renew');
+      if (sub.cancel_at_period_end) {
+        throw new Conflict('subscription is canceled, it ends at the current period end');
+      }
+      sub.current_period_start = sub.current_period_end;
+      sub.current_period_end = addMonth(sub.current_period_end);
+      next.renewals.push({
+        id: randomUUID(),
+        created_at: now,
+        billing_reason: 'subscription_cycle',
+        amount: c.amount,
+        refunded_amount: 0,
+      });
+      return next;
+    }
+    case 'refund': {
+      const { order } = requirePaid();
+      if (order.refunded_amount > 0) throw new Conflict('order is already refunded');
+      order.refunded_amount = order.amount;
+      return next;
+    }
+    case 'subscription_cancel': {
+      const { sub } = requirePaid();
+      if (sub.status !== 'active') throw new Conflict('subscription is revoked');
+      if (sub.cancel_at_period_end) throw new Conflict('subscription is already canceled');
+      sub.cancel_at_period_end = true;
+      sub.canceled_at = now;
+      return next;
+    }
+    case 'subscription_revoke': {
+      const { sub } = requirePaid();
+      if (sub.status !== 'active') throw new Conflict('subscription is already revoked');
+      sub.status = 'canceled';
+      sub.canceled_at = sub.canceled_at ?? now;
+      sub.ended_at = now;
+      return next;
+    }
+  }
+}
+
+function isAction(v: string): v is Action {
+  return (ACTIONS as readonly string[]).includes(v);
+}
+
+/** Actions the hosted page offers in a state. */
+function pageActions(c: SimCheckout, nowMs: number): readonly string[] {
+  const status = effectiveStatus(c, nowMs);
+  if (status === 'open') return SIM_ACTIONS;
+  if (status !== 'succeeded' || !c.subscription) return [];
+  const sub = c.subscription;
+  const out: string[] = [];
+  if (sub.status === 'active' && !sub.cancel_at_period_end) out.push('renew');
+  if (c.order && c.order.refunded_amount === 0) out.push('refund');
+  if (sub.status === 'active' && !sub.cancel_at_period_end) out.push('subscription_cancel');
+  if (sub.status === 'active') out.push('subscription_revoke');
+  return out;
+}
+
+function formatAmount(minor: number, currency: string): string {
+  return `${(minor / 100).toFixed(2)} ${currency.toUpperCase()}`;
+}
+
+export function cardPspSimulator(gw: Gateway, clock: SimClock) {
+  return async (app: FastifyInstance) => {
+    const checkouts = new SimStore<SimCheckout>(gw.pool, 'card_psp', 'checkout');
+    const subscriptions = new SimStore<SimSubscriptionIndex>(gw.pool, 'card_psp', 'subscription');
+    // The same test-mode credentials the adapter uses (derived from the master key).
+    const endpoint = simulatorEndpoint('card_psp', gw.config.masterKey, '');
+    const accessToken = Buffer.from(endpoint.credentials.accessToken ?? '', 'utf8');
+    const pageUrl = (id: string) => `${gw.urls.public}/sim/card_psp/checkout/${id}`;
+
+    const authorized = (req: FastifyRequest): boolean => {
+      const h = req.headers.authorization ?? '';
+      if (!h.startsWith('Bearer ')) return false;
+      const given = Buffer.from(h.slice('Bearer '.length), 'utf8');
+      return given.length === accessToken.length && timingSafeEqual(given, accessToken);
+    };
+
+    // The provider's API: Bearer access token on every /v1 call.
+    await app.register(
+      async (api) => {
+        api.addHook('onRequest', async (req, reply) => {
+          if (!authorized(req)) {
+            reply.header('www-authenticate', 'Bearer error="invalid_token"');
+            return reply
+              .code(401)
+              .type('application/json')
+              .send(
+                JSON.stringify({
+                  error: 'invalid_token',
+                  error_description:
+                    'The access token provided is expired, revoked, malformed, or invalid for other reasons.',
+                }),
+              );
+          }
+        });
+
+        const createHandler = async (req: FastifyRequest, reply: FastifyReply) => {
+          let body: unknown;
+          try {
+            body = JSON.parse(rawBody(req).toString('utf8'));
+          } catch {
+            return validationError(reply, ['body'], 'JSON decode error', 'json_invalid');
+          }
+          if (!isObj(body))
+            return validationError(reply, ['body'], 'Input should be an object', 'model_type');
+          const products = Array.isArray(body.products) ? body.products : [];
+          const productId = products[0];
+          if (typeof productId !== 'string' || productId === '') {
+            return validationError(
+              reply,
+              ['body', 'products'],
+              'products: at least one product id is required',
+              'too_short',
+            );
+          }
+          let price = DEFAULT_PRICE;
+          const prices = isObj(body.prices) ? body.prices[productId] : undefined;
+          if (prices !== undefined) {
+            const p: unknown = Array.isArray(prices) ? prices[0] : undefined;
+            if (
+              !isObj(p) ||
+              !Number.isSafeInteger(p.price_amount) ||
+              (p.price_amount as number) <= 0 ||
+              typeof p.price_currency !== 'string' ||
+              !SUPPORTED_CURRENCIES.includes(p.price_currency)
+            ) {
+              return validationError(
+                reply,
+                ['body', 'prices', productId],
+                'prices: a fixed price_amount (positive cents) and price_currency usd, eur or gbp are required',
+                'value_error',
+              );
+            }
+            price = { amount: p.price_amount as number, currency: p.price_currency };
+          }
+          const successUrl = typeof body.success_url === 'string' ? body.success_url : '';
+          const metadata: WireMetadata = {};
+          if (isObj(body.metadata)) {
+            for (const [k, v] of Object.entries(body.metadata)) {
+              if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') {
+                metadata[k] = v;
+              }
+            }
+          }
+          // A retried create returns the original checkout: keyed by the Idempotency-Key
+          // header, else by metadata.payment_id (one checkout per gateway payment).
+          const headerKey = req.headers['idempotency-key'];
+          const key =
+            typeof headerKey === 'string' && headerKey !== ''
+              ? `key:${headerKey}`
+              : typeof metadata.payment_id === 'string' && metadata.payment_id !== ''
+                ? `payment:${metadata.payment_id}`
+                : null;
+          const nowMs = clock.now();
+          const id = randomUUID();
+          const checkout: SimCheckout = {
+            id,
+            status: 'open',
+            created_at: iso(nowMs),
+            modified_at: null,
+            expires_at: iso(nowMs + CHECKOUT_TTL_MS),
+            success_url: successUrl,
+            product_id: productId,
+            amount: price.amount,
+            currency: price.currency,
+            customer_email: typeof body.customer_email === 'string' ? body.customer_email : null,
+            external_customer_id:
+              typeof body.external_customer_id === 'string' ? body.external_customer_id : null,
+            customer_id: randomUUID(),
+            metadata,
+            failure_reason: null,
+            order: null,
+            renewals: [],
+            subscription: null,
+          };
+          const stored = await checkouts.create(id, checkout, key);
+          const wire = wireCheckout(stored.data, pageUrl(stored.data.id), clock.now());
+          return reply.code(201).type('application/json').send(JSON.stringify(wire));
+        };
+        api.post('/checkouts/', createHandler);
+        api.post('/checkouts', createHandler);
+
+        api.get<{ Params: { id: string } }>('/checkouts/:id', async (req, reply) => {
+          const c = await checkouts.get(req.params.id);
+          if (!c) return apiError(reply, 404, 'ResourceNotFound', 'Not found');
+          const wire = wireCheckout(c, pageUrl(c.id), clock.now());
+          return reply.code(200).type('application/json').send(JSON.stringify(wire));
+        });
+
+        api.get<{ Params: { id: string } }>('/subscriptions/:id', async (req, reply) => {
+          const idx = await subscriptions.get(req.params.id);
+          const c = idx ? await checkouts.get(idx.checkout_id) : null;
+          if (!c?.subscription) return apiError(reply, 404, 'ResourceNotFound', 'Not found');
+          const wire = wireSubscription(c, c.subscription);
+          return reply.code(200).type('application/json').send(JSON.stringify(wire));
+        });
+      },
+      { prefix: '/v1' },
+    );
+
+    // The hosted checkout page (no authentication, like the provider's).
+    app.get<{ Params: { id: string } }>('/checkout/:id', async (req, reply) => {
+      const c = await checkouts.get(req.params.id);
+      if (!c) return text(reply, 404, 'unknown reference');
+      const nowMs = clock.now();
+      const details: [string, string][] = [['Product', c.product_id]];
+      if (c.subscription) {
+        details.push(['Subscription', `${c.subscription.id} (${c.subscription.status})`]);
+        details.push(['Current period ends', c.subscription.current_period_end]);
+        if (c.subscription.cancel_at_period_end) details.push(['Cancels at period end', 'yes']);
+        if (c.renewals.length > 0) details.push(['Renewals', String(c.renewals.length)]);
+      }
+      if (c.order && c.order.refunded_amount > 0) {
+        details.push(['Refunded', formatAmount(c.order.refunded_amount, c.currency)]);
+      }
+      if (c.failure_reason) details.push(['Failure', c.failure_reason]);
+      return renderCheckoutPage(reply, {
+        provider: 'card_psp',
+        title: 'Checkout',
+        reference: c.id,
+        amountText: formatAmount(c.amount, c.currency),
+        status: effectiveStatus(c, nowMs),
+        details,
+        actionBase: `payments/${c.id}`,
+        actions: pageActions(c, nowMs),
+        returnUrl: c.success_url || undefined,
+      });
+    });
+
+    app.post<{ Params: { ref: string; action: string } }>(
+      '/payments/:ref/:action',
+      async (req, reply) => {
+        const { ref, action } = req.params;
+        const existing = await checkouts.get(ref);
+        if (!existing) return text(reply, 404, 'unknown reference');
+        if (!isAction(action)) return text(reply, 404, 'unknown action');
+        const nowMs = clock.now();
+        let after: SimCheckout | null;
+        try {
+          after = await checkouts.update(ref, (c) => applyAction(action, c, nowMs));
+        } catch (err) {
+          if (err instanceof Conflict) return text(reply, 409, err.message);
+          throw err;
+        }
+        if (!after) return text(reply, 404, 'unknown reference');
+        if (action === 'pay' && after.subscription) {
+          await subscriptions.create(after.subscription.id, { checkout_id: after.id });
+        }
+        const secret = endpoint.webhookSecret;
+        let result: ActionResult = { gateway_status: 0, gateway_body: '' };
+        for (const event of buildEvents(action, after, pageUrl(after.id), nowMs)) {
+          const body = JSON.stringify(event);
+          // Signature time is wall time: the gateway checks it against its own clock.
+          result = await deliverToGateway(gw, 'card_psp', signCardPspEvent(secret, body), body);
+        }
+        return replyToAction(req.headers.accept, reply, result, {
+          pageUrl: pageUrl(after.id),
+          returnUrl: after.success_url || undefined,
+        });
+      },
+    );
+  };
 }

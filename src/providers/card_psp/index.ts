@@ -1,19 +1,78 @@
+/**
+ * card_psp adapter: a Polar-style merchant-of-record checkout (docs/providers/card_psp.md).
+ */
 import type { PaymentProvider } from '../types.js';
 import { ProviderError } from '../types.js';
+import { createCheckout, getCheckout, getSubscription } from './client.js';
+import { checkoutStatusAction, enrichment } from './mapping.js';
+import { parseCardPspWebhook, verifyStandardWebhook } from './webhook.js';
+import { CHECKOUT_STATUSES, type CheckoutCreate, type CheckoutStatus } from './wire.js';
 
-// Placeholder until the adapter lands.
+function isCheckoutStatus(v: unknown): v is CheckoutStatus {
+  return typeof v === 'string' && (CHECKOUT_STATUSES as readonly string[]).includes(v);
+}
+
 export const cardPsp: PaymentProvider = {
   slug: 'card_psp',
-  async register() {
-    throw new ProviderError('rejected', 'card_psp adapter not implemented');
+
+  async register(ctx, input) {
+    const product = input.metadata.card_psp_product_id;
+    const productId = typeof product === 'string' && product !== '' ? product : null;
+    // Without a product the checkout is still sent: the provider's own refusal is the error
+    // the app sees (spec 4.1: the card provider needs card_psp_product_id).
+    const body: CheckoutCreate = {
+      products: productId ? [productId] : [],
+      external_customer_id: input.externalUserId,
+      success_url: input.returnUrl,
+      metadata: { payment_id: input.paymentId },
+    };
+    if (productId) {
+      body.prices = {
+        [productId]: [
+          {
+            amount_type: 'fixed',
+            price_amount: input.amountMinor,
+            price_currency: input.currency.toLowerCase(),
+          },
+        ],
+      };
+    }
+    if (input.email) body.customer_email = input.email;
+    const checkout = await createCheckout(ctx, input.paymentId, body);
+    const expires = checkout.expires_at ? new Date(checkout.expires_at) : undefined;
+    return {
+      providerRef: checkout.id,
+      checkoutUrl: checkout.url,
+      ...(expires && !Number.isNaN(expires.getTime()) ? { expiresAt: expires } : {}),
+    };
   },
-  async verifyWebhook() {
-    return false;
+
+  async verifyWebhook(endpoint, headers, rawBody) {
+    return verifyStandardWebhook(endpoint.webhookSecret, headers, rawBody);
   },
-  parseWebhook() {
-    return { eventType: 'unknown', action: { kind: 'none' } };
+
+  parseWebhook(_headers, rawBody) {
+    return parseCardPspWebhook(rawBody);
   },
-  async fetchStatus() {
-    return { kind: 'none' };
+
+  async fetchStatus(ctx, ref) {
+    // Without a checkout id there is nothing to ask about; a retried registration (idempotent
+    // on the payment id) is what recovers an unanswered one.
+    if (!ref.providerRef) return { kind: 'none' };
+    const checkout = await getCheckout(ctx, ref.providerRef);
+    if (!isCheckoutStatus(checkout.status)) {
+      throw new ProviderError(
+        'indeterminate',
+        `card_psp checkout status ${String(checkout.status)}`,
+      );
+    }
+    let extra: Record<string, unknown> = {};
+    if (checkout.status === 'succeeded') {
+      const subId = checkout.subscription_id;
+      const sub = subId ? await getSubscription(ctx, subId) : null;
+      // The status change a poll observes is the one checkout.updated reports.
+      extra = enrichment('checkout.updated', subId, sub?.current_period_end);
+    }
+    return checkoutStatusAction(checkout.status, checkout.failure_reason, 'poll', extra);
   },
 };
