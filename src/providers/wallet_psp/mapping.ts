@@ -1,0 +1,125 @@
+import { decimalToMinor } from '../../domain/money.js';
+import type { InboundAction } from '../types.js';
+import type { WpCapture, WpOrder, WpRefund } from './wire.js';
+
+/** Every event type the adapter knows; anything else is acknowledged as { kind: 'none' }. */
+export const WP_EVENT_TYPES = [
+  'CHECKOUT.ORDER.APPROVED',
+  'CHECKOUT.ORDER.COMPLETED',
+  'CHECKOUT.ORDER.VOIDED',
+  'PAYMENT.CAPTURE.COMPLETED',
+  'PAYMENT.CAPTURE.DENIED',
+  'PAYMENT.CAPTURE.PENDING',
+  'PAYMENT.CAPTURE.DECLINED',
+  'PAYMENT.CAPTURE.REFUNDED',
+  'PAYMENT.CAPTURE.REVERSED',
+] as const;
+export type WpEventType = (typeof WP_EVENT_TYPES)[number];
+
+export function isKnownEventType(t: string): t is WpEventType {
+  return (WP_EVENT_TYPES as readonly string[]).includes(t);
+}
+
+function unreachable(x: never): never {
+  throw new Error(`unmapped wallet_psp value ${String(x)}`);
+}
+
+/**
+ * The one mapping from a wallet_psp event to what it means for the gateway (see
+ * docs/providers/wallet_psp.md for the table and the reasons).
+ */
+export function eventAction(type: WpEventType, resource: unknown, summary: string): InboundAction {
+  switch (type) {
+    // Approval is not payment: the gateway captures, and the capture's own event settles.
+    case 'CHECKOUT.ORDER.APPROVED':
+      return { kind: 'capture_required' };
+    // The capture events carry the outcome; the order's completion adds nothing.
+    case 'CHECKOUT.ORDER.COMPLETED':
+      return { kind: 'none' };
+    // Buyer canceled, or the order expired unapproved: abandoned, not a PSP failure.
+    case 'CHECKOUT.ORDER.VOIDED':
+      return { kind: 'payment', outcome: 'canceled' };
+    case 'PAYMENT.CAPTURE.COMPLETED':
+      return { kind: 'payment', outcome: 'succeeded' };
+    case 'PAYMENT.CAPTURE.DENIED':
+    case 'PAYMENT.CAPTURE.DECLINED':
+      return {
+        kind: 'payment',
+        outcome: 'failed',
+        errorText: captureErrorText(resource as Partial<WpCapture>, summary),
+      };
+    // Held for review (eCheck, risk): a later COMPLETED or DENIED settles it.
+    case 'PAYMENT.CAPTURE.PENDING':
+      return { kind: 'none' };
+    case 'PAYMENT.CAPTURE.REFUNDED': {
+      const refund = resource as Partial<WpRefund>;
+      const action: InboundAction = {
+        kind: 'refund',
+        outcome: 'succeeded',
+        providerRefundRef: typeof refund.id === 'string' ? refund.id : '',
+      };
+      const amount = refund.amount;
+      if (amount && typeof amount.value === 'string' && typeof amount.currency_code === 'string') {
+        const minor = decimalToMinor(amount.value, amount.currency_code);
+        if (minor !== null) action.amountMinor = minor;
+      }
+      return action;
+    }
+    // A chargeback or reversal after settlement: the payment stays succeeded (terminal);
+    // disputes are the operator's business at the provider.
+    case 'PAYMENT.CAPTURE.REVERSED':
+      return { kind: 'none' };
+    default:
+      return unreachable(type);
+  }
+}
+
+/**
+ * Verbatim provider text for a declined capture: the capture's reason (the same text the
+ * status check sees), else the event summary.
+ */
+export function captureErrorText(capture: Partial<WpCapture> | undefined, summary = ''): string {
+  const reason = capture?.status_details?.reason;
+  if (typeof reason === 'string' && reason) return reason;
+  return summary || 'capture declined';
+}
+
+/** The status check (fetchStatus): what an order's current state means. */
+export function orderAction(order: WpOrder): InboundAction {
+  const status = order.status;
+  switch (status) {
+    case 'CREATED':
+    case 'SAVED':
+    case 'PAYER_ACTION_REQUIRED':
+      return { kind: 'none' };
+    case 'APPROVED':
+      return { kind: 'capture_required' };
+    case 'VOIDED':
+      return { kind: 'payment', outcome: 'canceled' };
+    case 'COMPLETED': {
+      const capture = order.purchase_units[0]?.payments?.captures?.[0];
+      if (!capture) return { kind: 'none' };
+      return captureAction(capture);
+    }
+    default:
+      return unreachable(status);
+  }
+}
+
+function captureAction(capture: WpCapture): InboundAction {
+  const status = capture.status;
+  switch (status) {
+    case 'COMPLETED':
+    case 'PARTIALLY_REFUNDED':
+    case 'REFUNDED':
+      // Refunded later is still paid first; the refund has its own record.
+      return { kind: 'payment', outcome: 'succeeded' };
+    case 'DECLINED':
+    case 'FAILED':
+      return { kind: 'payment', outcome: 'failed', errorText: captureErrorText(capture) };
+    case 'PENDING':
+      return { kind: 'none' };
+    default:
+      return unreachable(status);
+  }
+}

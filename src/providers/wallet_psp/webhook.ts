@@ -1,0 +1,200 @@
+import { X509Certificate, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ProviderEndpointConfig } from '../../config.js';
+import { BadReference, type InboundEvent } from '../types.js';
+import { eventAction, isKnownEventType } from './mapping.js';
+import {
+  WP_AUTH_ALGO,
+  WP_HEADER,
+  type WpCapture,
+  type WpOrder,
+  type WpRefund,
+  type WpWebhookEvent,
+} from './wire.js';
+
+// CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320); zlib.crc32 only exists from Node 20.15.
+const CRC_TABLE = (() => {
+  const t = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    t[n] = c >>> 0;
+  }
+  return t;
+})();
+
+export function crc32(data: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const byte of data) crc = (CRC_TABLE[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** The string the provider signs: transmission id, time, our webhook id, CRC32 of the body. */
+export function signedMessage(
+  transmissionId: string,
+  transmissionTime: string,
+  webhookId: string,
+  rawBody: Uint8Array,
+): string {
+  return `${transmissionId}|${transmissionTime}|${webhookId}|${crc32(rawBody)}`;
+}
+
+const CERT_CACHE_MAX = 32;
+const CERT_FETCH_TIMEOUT_MS = 5000;
+const CERT_MAX_BYTES = 64 * 1024;
+/** Verification keys by certificate URL; certificates are immutable at their URL. */
+const certCache = new Map<string, KeyObject>();
+
+/** Tests only. */
+export function clearCertCache(): void {
+  certCache.clear();
+}
+
+/**
+ * The certificate URL must lie under the configured provider base URL: same origin, and a
+ * path below the base path. Anything else (another host, a look-alike host such as
+ * api.provider.com.evil.net, userinfo tricks) is never fetched.
+ */
+export function certUrlAllowed(certUrl: string, baseUrl: string): boolean {
+  let cert: URL;
+  let base: URL;
+  try {
+    cert = new URL(certUrl);
+    base = new URL(baseUrl);
+  } catch {
+    return false;
+  }
+  if (cert.username || cert.password) return false;
+  if (cert.origin !== base.origin || cert.search || cert.hash) return false;
+  const basePath = base.pathname.replace(/\/+$/, '');
+  return cert.pathname.startsWith(basePath + '/') && !cert.pathname.includes('/../');
+}
+
+/** A PEM X.509 certificate (the provider's form; its first one if a chain) or an SPKI key. */
+export function keyFromPem(pem: string, now: number = Date.now()): KeyObject | null {
+  if (pem.includes('-----BEGIN CERTIFICATE-----')) {
+    const cert = new X509Certificate(pem);
+    if (Date.parse(cert.validFrom) > now || Date.parse(cert.validTo) < now) return null;
+    return cert.publicKey;
+  }
+  if (pem.includes('-----BEGIN PUBLIC KEY-----')) return createPublicKey(pem);
+  return null;
+}
+
+async function loadKey(certUrl: string): Promise<KeyObject | null> {
+  const cached = certCache.get(certUrl);
+  if (cached) return cached;
+  const res = await fetch(certUrl, {
+    redirect: 'error',
+    signal: AbortSignal.timeout(CERT_FETCH_TIMEOUT_MS),
+  });
+  if (res.status !== 200) return null;
+  const buf = Buffer.from(await res.arrayBuffer());
+  if (buf.length > CERT_MAX_BYTES) return null;
+  const key = keyFromPem(buf.toString('utf8'));
+  if (!key || key.asymmetricKeyType !== 'rsa') return null;
+  if (certCache.size >= CERT_CACHE_MAX) {
+    const oldest = certCache.keys().next().value;
+    if (oldest !== undefined) certCache.delete(oldest);
+  }
+  certCache.set(certUrl, key);
+  return key;
+}
+
+function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * Self-verification as the provider documents it, in explicit steps: headers present,
+ * algorithm expected, certificate from an allowed URL, signed message rebuilt from the raw
+ * bytes, RSA-SHA256 check. Never throws: any failure is false (401 'bad signature').
+ */
+export async function verifyWebhook(
+  endpoint: ProviderEndpointConfig,
+  headers: IncomingHttpHeaders,
+  rawBody: Buffer,
+): Promise<boolean> {
+  try {
+    const transmissionId = headerValue(headers, WP_HEADER.transmissionId);
+    const transmissionTime = headerValue(headers, WP_HEADER.transmissionTime);
+    const sig = headerValue(headers, WP_HEADER.transmissionSig);
+    const certUrl = headerValue(headers, WP_HEADER.certUrl);
+    const algo = headerValue(headers, WP_HEADER.authAlgo);
+    if (!transmissionId || !transmissionTime || !sig || !certUrl || !endpoint.webhookSecret) {
+      return false;
+    }
+    if (algo !== WP_AUTH_ALGO) return false;
+    if (!certUrlAllowed(certUrl, endpoint.baseUrl)) return false;
+    const signature = Buffer.from(sig, 'base64');
+    if (signature.length === 0) return false;
+    const key = await loadKey(certUrl);
+    if (!key) return false;
+    const message = signedMessage(
+      transmissionId,
+      transmissionTime,
+      endpoint.webhookSecret,
+      rawBody,
+    );
+    return verify('sha256', Buffer.from(message, 'utf8'), key, signature);
+  } catch {
+    return false;
+  }
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Our payment id and the order id, wherever this resource type carries them. */
+function references(event: WpWebhookEvent): { paymentId?: string; providerRef?: string } {
+  const r = event.resource;
+  if (!isObject(r)) return {};
+  if (event.resource_type === 'checkout-order' || event.event_type.startsWith('CHECKOUT.ORDER.')) {
+    const order = r as Partial<WpOrder>;
+    const unit = Array.isArray(order.purchase_units) ? order.purchase_units[0] : undefined;
+    return { paymentId: str(unit?.custom_id), providerRef: str(order.id) };
+  }
+  const res = r as Partial<WpCapture> | Partial<WpRefund>;
+  return {
+    paymentId: str(res.custom_id),
+    providerRef: str(res.supplementary_data?.related_ids?.order_id),
+  };
+}
+
+/** Parses a verified body into the gateway's terms; the mapping itself is in mapping.ts. */
+export function parseWebhook(_headers: IncomingHttpHeaders, rawBody: Buffer): InboundEvent {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    throw new BadReference('bad reference: body is not JSON');
+  }
+  if (!isObject(parsed) || typeof parsed.event_type !== 'string') {
+    throw new BadReference('bad reference: not a wallet_psp event');
+  }
+  const event = parsed as unknown as WpWebhookEvent;
+  const summary = typeof event.summary === 'string' ? event.summary : '';
+  const eventType = event.event_type;
+  const { paymentId, providerRef } = references(event);
+  // An event type we do not use (disputes, billing...) is acknowledged, not refused: the
+  // provider would otherwise redeliver it for days.
+  if (!isKnownEventType(eventType)) {
+    const out: InboundEvent = { eventType, action: { kind: 'none' } };
+    if (paymentId) out.paymentId = paymentId;
+    if (providerRef) out.providerRef = providerRef;
+    return out;
+  }
+  if (!paymentId && !providerRef) {
+    throw new BadReference(`bad reference: ${eventType} carries no custom_id or order id`);
+  }
+  const out: InboundEvent = { eventType, action: eventAction(eventType, event.resource, summary) };
+  if (paymentId) out.paymentId = paymentId;
+  if (providerRef) out.providerRef = providerRef;
+  return out;
+}

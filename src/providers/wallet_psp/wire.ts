@@ -1,0 +1,148 @@
+/**
+ * Wire types of wallet_psp, named after the real provider it follows (PayPal REST: OAuth2
+ * client credentials, Orders v2, Webhooks v1). Used only by the adapter in this folder and
+ * by the wallet_psp simulator, which speaks the same protocol.
+ */
+
+export const WP_CURRENCIES = ['USD', 'EUR', 'GBP'] as const;
+
+/** Headers of a webhook transmission (lowercase, as node delivers them). */
+export const WP_HEADER = {
+  transmissionId: 'paypal-transmission-id',
+  transmissionTime: 'paypal-transmission-time',
+  transmissionSig: 'paypal-transmission-sig',
+  certUrl: 'paypal-cert-url',
+  authAlgo: 'paypal-auth-algo',
+  requestId: 'paypal-request-id',
+} as const;
+
+export const WP_AUTH_ALGO = 'SHA256withRSA';
+
+export interface WpTokenResponse {
+  scope?: string;
+  access_token: string;
+  token_type: 'Bearer';
+  app_id?: string;
+  expires_in: number;
+  nonce?: string;
+}
+
+/** Errors of the token endpoint (RFC 6749 shape). */
+export interface WpOAuthError {
+  error: string;
+  error_description?: string;
+}
+
+/** Errors of the REST API. */
+export interface WpErrorDetail {
+  field?: string;
+  value?: string;
+  location?: 'body' | 'path' | 'query' | 'header';
+  issue: string;
+  description?: string;
+}
+
+export interface WpError {
+  name: string;
+  message: string;
+  debug_id: string;
+  details?: WpErrorDetail[];
+  links?: WpLink[];
+}
+
+export interface WpLink {
+  href: string;
+  rel: string;
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'REDIRECT';
+}
+
+export interface WpMoney {
+  currency_code: string;
+  value: string;
+}
+
+export type WpOrderStatus =
+  'CREATED' | 'SAVED' | 'APPROVED' | 'VOIDED' | 'COMPLETED' | 'PAYER_ACTION_REQUIRED';
+
+export type WpCaptureStatus =
+  'COMPLETED' | 'DECLINED' | 'PARTIALLY_REFUNDED' | 'PENDING' | 'REFUNDED' | 'FAILED';
+
+export interface WpRelatedIds {
+  order_id?: string;
+  capture_id?: string;
+}
+
+export interface WpCapture {
+  id: string;
+  status: WpCaptureStatus;
+  status_details?: { reason: string };
+  amount: WpMoney;
+  custom_id?: string;
+  invoice_id?: string;
+  final_capture?: boolean;
+  supplementary_data?: { related_ids?: WpRelatedIds };
+  create_time: string;
+  update_time: string;
+  links?: WpLink[];
+}
+
+export interface WpRefund {
+  id: string;
+  status: 'CANCELLED' | 'FAILED' | 'PENDING' | 'COMPLETED';
+  amount: WpMoney;
+  custom_id?: string;
+  invoice_id?: string;
+  supplementary_data?: { related_ids?: WpRelatedIds };
+  create_time: string;
+  update_time: string;
+  links?: WpLink[];
+}
+
+export interface WpPurchaseUnit {
+  reference_id?: string;
+  custom_id?: string;
+  invoice_id?: string;
+  amount: WpMoney;
+  payments?: { captures?: WpCapture[] };
+}
+
+export interface WpExperienceContext {
+  return_url?: string;
+  cancel_url?: string;
+}
+
+export interface WpPaymentSource {
+  paypal?: { email_address?: string; experience_context?: WpExperienceContext };
+}
+
+export interface WpCreateOrderRequest {
+  intent: 'CAPTURE' | 'AUTHORIZE';
+  purchase_units: WpPurchaseUnit[];
+  payment_source?: WpPaymentSource;
+}
+
+export interface WpOrder {
+  id: string;
+  intent: 'CAPTURE' | 'AUTHORIZE';
+  status: WpOrderStatus;
+  purchase_units: WpPurchaseUnit[];
+  payment_source?: WpPaymentSource;
+  payer?: { email_address?: string; payer_id?: string };
+  create_time: string;
+  update_time: string;
+  links: WpLink[];
+}
+
+export type WpResourceType = 'checkout-order' | 'capture' | 'refund';
+
+export interface WpWebhookEvent<R = unknown> {
+  id: string;
+  event_version: string;
+  create_time: string;
+  resource_type: WpResourceType | string;
+  resource_version?: string;
+  event_type: string;
+  summary: string;
+  resource: R;
+  links?: WpLink[];
+}

@@ -1,0 +1,255 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import {
+  WP_CURRENCIES,
+  type WpCapture,
+  type WpError,
+  type WpErrorDetail,
+  type WpOrder,
+} from '../../providers/wallet_psp/wire.js';
+
+/** One order as the simulator keeps it: the provider's view plus the simulator's own state. */
+export interface SimOrder {
+  order: WpOrder;
+  clientId: string;
+  /** The buyer's choice on the approval page: a later capture completes, or is declined. */
+  approval: 'pay' | 'fail' | null;
+  /** PayPal-Request-Id of the capture that happened (a retry with it replays the answer). */
+  captureRequestId: string | null;
+  /** A buyer action is delivering events right now; it sends the capture event itself. */
+  actionInFlight: boolean;
+  /** The capture's webhook is still to be sent (by whoever claims it first). */
+  captureEventPending: boolean;
+}
+
+/** An access token the token endpoint issued (also how tests count token requests). */
+export interface SimToken {
+  clientId: string;
+  expiresAt: number;
+}
+
+export const TOKEN_LIFETIME_S = 32_400;
+
+const ALNUM = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+/** Provider-style ids: 17 uppercase alphanumerics (orders, captures, events). */
+export function providerId(length = 17): string {
+  let s = '';
+  for (let i = 0; i < length; i++) s += ALNUM[randomInt(ALNUM.length)];
+  return s;
+}
+
+export function newAccessToken(): string {
+  return `A21AA${randomBytes(32).toString('base64url')}`;
+}
+
+export function providerTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export class WpApiError {
+  constructor(
+    readonly status: number,
+    readonly body: WpError,
+  ) {}
+}
+
+const ERROR_NAMES: Record<number, [string, string]> = {
+  400: [
+    'INVALID_REQUEST',
+    'Request is not well-formed, syntactically incorrect, or violates schema.',
+  ],
+  404: ['RESOURCE_NOT_FOUND', 'The specified resource does not exist.'],
+  422: [
+    'UNPROCESSABLE_ENTITY',
+    'The requested action could not be performed, semantically incorrect, or failed business validation.',
+  ],
+};
+
+export function apiError(status: 400 | 404 | 422, detail: WpErrorDetail): WpApiError {
+  const [name, message] = ERROR_NAMES[status] as [string, string];
+  return new WpApiError(status, {
+    name,
+    message,
+    debug_id: randomBytes(7).toString('hex'),
+    details: [detail],
+  });
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export interface ValidOrderRequest {
+  currency: string;
+  value: string;
+  customId?: string;
+  invoiceId?: string;
+  referenceId?: string;
+  returnUrl?: string;
+  cancelUrl?: string;
+  email?: string;
+}
+
+/** The provider's rules for a create request; the first violation is the answer. */
+export function validateCreate(body: unknown): ValidOrderRequest | WpApiError {
+  if (!isObject(body)) {
+    return apiError(400, {
+      issue: 'MALFORMED_REQUEST_JSON',
+      description: 'The request JSON is not well formed.',
+    });
+  }
+  if (body.intent !== 'CAPTURE') {
+    return apiError(422, {
+      field: '/intent',
+      value: String(body.intent),
+      location: 'body',
+      issue: 'INTENT_NOT_SUPPORTED',
+      description: 'This simulator supports intent CAPTURE only.',
+    });
+  }
+  const units = body.purchase_units;
+  if (!Array.isArray(units) || units.length !== 1 || !isObject(units[0])) {
+    return apiError(400, {
+      field: '/purchase_units',
+      location: 'body',
+      issue: 'INVALID_ARRAY_LENGTH',
+      description: 'Exactly one purchase unit is supported.',
+    });
+  }
+  const unit = units[0];
+  const amount = unit.amount;
+  if (
+    !isObject(amount) ||
+    typeof amount.currency_code !== 'string' ||
+    typeof amount.value !== 'string'
+  ) {
+    return apiError(400, {
+      field: '/purchase_units/@reference_id==default/amount',
+      location: 'body',
+      issue: 'MISSING_REQUIRED_PARAMETER',
+      description: 'A required field / parameter is missing.',
+    });
+  }
+  if (!(WP_CURRENCIES as readonly string[]).includes(amount.currency_code)) {
+    return apiError(422, {
+      field: '/purchase_units/@reference_id==default/amount/currency_code',
+      value: amount.currency_code,
+      location: 'body',
+      issue: 'CURRENCY_NOT_SUPPORTED',
+      description: 'Currency code is not currently supported.',
+    });
+  }
+  if (!/^\d{1,10}\.\d{2}$/.test(amount.value)) {
+    return apiError(422, {
+      field: '/purchase_units/@reference_id==default/amount/value',
+      value: amount.value,
+      location: 'body',
+      issue: 'DECIMAL_PRECISION',
+      description: 'The amount must be a decimal with exactly two decimal places.',
+    });
+  }
+  if (/^0+\.00$/.test(amount.value)) {
+    return apiError(422, {
+      field: '/purchase_units/@reference_id==default/amount/value',
+      value: amount.value,
+      location: 'body',
+      issue: 'CANNOT_BE_ZERO_OR_NEGATIVE',
+      description: 'Must be greater than zero.',
+    });
+  }
+  const text = (v: unknown, max: number, field: string): string | undefined | WpApiError => {
+    if (v === undefined) return undefined;
+    if (typeof v === 'string' && v.length >= 1 && v.length <= max) return v;
+    return apiError(400, {
+      field,
+      location: 'body',
+      issue: 'INVALID_STRING_LENGTH',
+      description: `The value of a field is either too short or too long (1 to ${max}).`,
+    });
+  };
+  const customId = text(unit.custom_id, 127, '/purchase_units/0/custom_id');
+  const invoiceId = text(unit.invoice_id, 127, '/purchase_units/0/invoice_id');
+  const referenceId = text(unit.reference_id, 256, '/purchase_units/0/reference_id');
+  for (const v of [customId, invoiceId, referenceId]) if (v instanceof WpApiError) return v;
+  const paypal = isObject(body.payment_source) ? body.payment_source.paypal : undefined;
+  const ctx = isObject(paypal) ? paypal.experience_context : undefined;
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  return {
+    currency: amount.currency_code,
+    value: amount.value,
+    customId: customId as string | undefined,
+    invoiceId: invoiceId as string | undefined,
+    referenceId: referenceId as string | undefined,
+    returnUrl: isObject(ctx) ? str(ctx.return_url) : undefined,
+    cancelUrl: isObject(ctx) ? str(ctx.cancel_url) : undefined,
+    email: isObject(paypal) ? str(paypal.email_address) : undefined,
+  };
+}
+
+export function newOrder(
+  req: ValidOrderRequest,
+  ids: { orderId: string; now: number; apiBase: string; publicBase: string },
+): WpOrder {
+  const t = providerTime(ids.now);
+  const order: WpOrder = {
+    id: ids.orderId,
+    intent: 'CAPTURE',
+    status: 'PAYER_ACTION_REQUIRED',
+    purchase_units: [
+      {
+        reference_id: req.referenceId ?? 'default',
+        amount: { currency_code: req.currency, value: req.value },
+        ...(req.customId ? { custom_id: req.customId } : {}),
+        ...(req.invoiceId ? { invoice_id: req.invoiceId } : {}),
+      },
+    ],
+    payment_source: {
+      paypal: {
+        ...(req.email ? { email_address: req.email } : {}),
+        experience_context: {
+          ...(req.returnUrl ? { return_url: req.returnUrl } : {}),
+          ...(req.cancelUrl ? { cancel_url: req.cancelUrl } : {}),
+        },
+      },
+    },
+    create_time: t,
+    update_time: t,
+    links: [
+      { href: `${ids.apiBase}/v2/checkout/orders/${ids.orderId}`, rel: 'self', method: 'GET' },
+      {
+        href: `${ids.publicBase}/checkoutnow?token=${ids.orderId}`,
+        rel: 'payer-action',
+        method: 'GET',
+      },
+    ],
+  };
+  return order;
+}
+
+/** The capture an approved order gets; declined when the buyer chose Fail. */
+export function newCapture(order: WpOrder, declined: boolean, now: number): WpCapture {
+  const unit = order.purchase_units[0];
+  const t = providerTime(now);
+  const capture: WpCapture = {
+    id: providerId(),
+    status: declined ? 'DECLINED' : 'COMPLETED',
+    amount: unit?.amount ?? { currency_code: 'USD', value: '0.00' },
+    final_capture: true,
+    supplementary_data: { related_ids: { order_id: order.id } },
+    create_time: t,
+    update_time: t,
+  };
+  if (declined) capture.status_details = { reason: 'DECLINED_BY_PROCESSOR' };
+  if (unit?.custom_id) capture.custom_id = unit.custom_id;
+  if (unit?.invoice_id) capture.invoice_id = unit.invoice_id;
+  return capture;
+}
+
+export function orderCapture(order: WpOrder): WpCapture | undefined {
+  return order.purchase_units[0]?.payments?.captures?.[0];
+}
+
+export function amountText(order: WpOrder): string {
+  const a = order.purchase_units[0]?.amount;
+  return a ? `${a.value} ${a.currency_code}` : '';
+}

@@ -1,0 +1,97 @@
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPair,
+  randomUUID,
+  sign,
+  type KeyObject,
+} from 'node:crypto';
+import { promisify } from 'node:util';
+import { signedMessage } from '../../providers/wallet_psp/webhook.js';
+import { WP_AUTH_ALGO, WP_HEADER } from '../../providers/wallet_psp/wire.js';
+import type { SimStore } from '../common.js';
+import { selfSignedCertificate } from './x509.js';
+
+const generateKeyPairAsync = promisify(generateKeyPair);
+
+/** The simulator's one webhook signing key, shared by every instance through the database. */
+export interface SigningKeyRecord {
+  keyId: string;
+  privateKeyPem: string;
+  certificatePem: string;
+}
+
+export interface SigningKey {
+  keyId: string;
+  privateKey: KeyObject;
+  certificatePem: string;
+}
+
+const KEY_ID = 'default';
+
+/**
+ * Loads the signing key, creating it on first use. Two instances creating it at once both
+ * generate a pair, but only the first insert is stored and both use the stored one.
+ */
+export async function loadSigningKey(
+  store: SimStore<SigningKeyRecord>,
+  now: number,
+): Promise<SigningKey> {
+  let record = await store.get(KEY_ID);
+  if (!record) {
+    const { publicKey, privateKey } = await generateKeyPairAsync('rsa', { modulusLength: 2048 });
+    const spki = publicKey.export({ type: 'spki', format: 'der' });
+    const fingerprint = createHash('sha256').update(spki).digest('hex');
+    const keyId = `${fingerprint.slice(0, 8)}-${fingerprint.slice(8, 16)}-${fingerprint.slice(16, 24)}`;
+    const certificatePem = selfSignedCertificate({
+      publicKey,
+      privateKey,
+      commonName: 'messageverificationcerts.wallet-psp.sim',
+      organization: 'wallet_psp simulator',
+      notBefore: new Date(now - 86_400_000),
+      notAfter: new Date(now + 20 * 365 * 86_400_000),
+    });
+    const candidate: SigningKeyRecord = {
+      keyId,
+      privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      certificatePem,
+    };
+    record = (await store.create(KEY_ID, candidate)).data;
+  }
+  const privateKey = createPrivateKey(record.privateKeyPem);
+  // Fail loudly on a stored record whose certificate does not match its key.
+  createPublicKey(record.certificatePem);
+  return { keyId: record.keyId, privateKey, certificatePem: record.certificatePem };
+}
+
+/** Path (under the simulator base URL) the certificate is served at, as the provider does. */
+export function certPath(keyId: string): string {
+  return `/v1/notifications/certs/CERT-${keyId}`;
+}
+
+/** Transmission headers for one delivery of a webhook body. */
+export function transmissionHeaders(opts: {
+  key: SigningKey;
+  baseUrl: string;
+  webhookId: string;
+  body: string;
+  now: number;
+}): Record<string, string> {
+  const transmissionId = randomUUID();
+  const transmissionTime = new Date(opts.now).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const message = signedMessage(
+    transmissionId,
+    transmissionTime,
+    opts.webhookId,
+    Buffer.from(opts.body, 'utf8'),
+  );
+  const signature = sign('sha256', Buffer.from(message, 'utf8'), opts.key.privateKey);
+  return {
+    [WP_HEADER.transmissionId]: transmissionId,
+    [WP_HEADER.transmissionTime]: transmissionTime,
+    [WP_HEADER.transmissionSig]: signature.toString('base64'),
+    [WP_HEADER.certUrl]: opts.baseUrl + certPath(opts.key.keyId),
+    [WP_HEADER.authAlgo]: WP_AUTH_ALGO,
+  };
+}
