@@ -10,6 +10,7 @@ import {
   type AppServiceDeps,
 } from '../../services/apps.js';
 import { listDeliveries, retryWebhook } from '../../services/deliveries.js';
+import { listInboundEvents } from '../../services/inboundArchive.js';
 import { registry } from '../../metrics.js';
 import { header, jsonBody, sendJson } from '../reply.js';
 
@@ -62,6 +63,11 @@ export function adminRoutes(gw: Gateway) {
 
     app.post<{ Params: { id: string } }>('/payments/:id/retry-webhook', async (req, reply) =>
       sendJson(reply, 202, await retryWebhook(gw.pool, req.params.id)),
+    );
+    app.get<{ Querystring: { payment_id?: string } }>('/inbound_events', async (req, reply) =>
+      sendJson(reply, 200, {
+        events: await listInboundEvents(gw.pool, req.query.payment_id ?? null),
+      }),
     );
     app.get<{ Querystring: { status?: string; limit?: string } }>(
       '/deliveries',

@@ -1,0 +1,31 @@
+import { listInbound } from '../db/inbound.js';
+import type { Pool } from '../db/pool.js';
+
+export interface InboundEventView {
+  id: number;
+  provider: string;
+  received_at: string;
+  signature_valid: boolean;
+  event_type: string | null;
+  payment_id: string | null;
+  outcome: string;
+  raw_body: string;
+}
+
+/** D8: archived provider webhooks, rejected ones included; the most recent 100 without a filter. */
+export async function listInboundEvents(
+  pool: Pool,
+  paymentId: string | null,
+): Promise<InboundEventView[]> {
+  const rows = await listInbound(pool, paymentId === '' ? null : paymentId, paymentId ? 1000 : 100);
+  return rows.map((r) => ({
+    id: r.id,
+    provider: r.provider,
+    received_at: r.received_at.toISOString(),
+    signature_valid: r.signature_valid,
+    event_type: r.event_type,
+    payment_id: r.payment_id,
+    outcome: r.outcome,
+    raw_body: r.raw_body.toString('utf8'),
+  }));
+}
