@@ -56,8 +56,10 @@ export async function insertPayment(
     text: `INSERT INTO payments (id, app_id, mode, amount_minor, currency, method, provider,
          external_user_id, email, return_url, metadata, invoice_number)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+         -- lpad alone would truncate numbers past 999999; they must grow instead (D3).
          CASE WHEN $12::text IS NULL THEN NULL
-              ELSE $12::text || '-' || lpad(nextval('invoice_number_seq')::text, 6, '0') END)
+              ELSE (SELECT $12::text || '-' || lpad(n::text, greatest(6, length(n::text)), '0')
+                    FROM nextval('invoice_number_seq') AS n) END)
        RETURNING ${PAYMENT_COLUMNS}`,
     values: [
       p.id,
