@@ -173,10 +173,10 @@ export function parseWebhook(_headers: IncomingHttpHeaders, rawBody: Buffer): In
   try {
     parsed = JSON.parse(rawBody.toString('utf8'));
   } catch {
-    throw new BadReference('bad reference: body is not JSON');
+    throw new BadReference('body is not JSON');
   }
   if (!isObject(parsed) || typeof parsed.event_type !== 'string') {
-    throw new BadReference('bad reference: not a wallet_psp event');
+    throw new BadReference('not a wallet_psp event');
   }
   const event = parsed as unknown as WpWebhookEvent;
   const summary = typeof event.summary === 'string' ? event.summary : '';
@@ -191,7 +191,7 @@ export function parseWebhook(_headers: IncomingHttpHeaders, rawBody: Buffer): In
     return out;
   }
   if (!paymentId && !providerRef) {
-    throw new BadReference(`bad reference: ${eventType} carries no custom_id or order id`);
+    throw new BadReference(`${eventType} carries no custom_id or order id`);
   }
   const out: InboundEvent = { eventType, action: eventAction(eventType, event.resource, summary) };
   if (paymentId) out.paymentId = paymentId;
