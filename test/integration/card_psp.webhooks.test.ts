@@ -4,6 +4,7 @@ import type { AppWithSecrets } from '../../src/services/apps.js';
 import { signCardPspEvent } from '../../src/simulators/card_psp.js';
 import { assertError, assertTimestamp, paymentBody, sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import type { HttpResult } from '../helpers/http.js';
 import { Receiver } from '../helpers/receiver.js';
 
 // End to end: simulator action -> signed card_psp webhook -> gateway -> outbound delivery.
@@ -254,12 +255,10 @@ test('the gateway refuses a card_psp webhook with a bad or stale signature', asy
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body,
-    }).then(async (r) => ({
-      status: r.status,
-      text: await r.text(),
-      headers: r.headers,
-      json: () => ({}),
-    }));
+    }).then(async (r): Promise<HttpResult> => {
+      const text = await r.text();
+      return { status: r.status, text, headers: r.headers, json: <T>() => JSON.parse(text) as T };
+    });
   assertError(await post(signCardPspEvent('whsec_not_the_secret', body)), 401, 'bad signature');
   const endpoint = gw.running.gw.providers.endpoint('card_psp', 'test');
   assert.ok(endpoint);
