@@ -122,6 +122,32 @@ export interface PaymentProvider {
   fetchStatus(ctx: ProviderContext, ref: ProviderPaymentRef): Promise<InboundAction>;
   /** wallet_psp: captures an approved order; the provider's capture event then settles it. */
   capture?(ctx: ProviderContext, ref: ProviderPaymentRef): Promise<void>;
+  /**
+   * Refunds a succeeded payment (spec 4.3 rule 3). Idempotent on refundId. Resolves with
+   * 'succeeded' for a synchronous refund, 'pending' when the provider settles it later by
+   * webhook; throws ProviderError('rejected', text) when the provider refuses (window passed,
+   * already refunded...). Absent: the provider has no refund API (card_psp, D5).
+   */
+  refund?(ctx: ProviderContext, input: RefundInput): Promise<RefundResult>;
+  /**
+   * Cancels an initiated payment at the provider (admin cancel, D8), so the buyer can no
+   * longer pay it. Absent: the provider has no cancel operation; the gateway cancels locally.
+   */
+  cancel?(ctx: ProviderContext, ref: ProviderPaymentRef): Promise<void>;
+}
+
+export interface RefundInput extends ProviderPaymentRef {
+  refundId: string;
+  amountMinor: number;
+  /** The original payment amount, for providers that distinguish full and partial refunds. */
+  paymentAmountMinor: number;
+  currency: string;
+  reason: string;
+}
+
+export interface RefundResult {
+  status: 'succeeded' | 'pending';
+  providerRefundRef: string;
 }
 
 export interface ProviderPaymentRef {
