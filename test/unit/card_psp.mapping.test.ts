@@ -175,6 +175,21 @@ test('order.refunded -> refund succeeded (order id as refund ref, refunded amoun
   });
 });
 
+test('order.refunded of a renewal order names the renewal payment by its order id', () => {
+  const ev = parse(
+    'order.refunded',
+    order('subscription_cycle', { checkout_id: null, status: 'refunded', refunded_amount: 1999 }),
+  );
+  assert.equal(ev.paymentId, undefined);
+  assert.equal(ev.providerRef, ORDER);
+  assert.deepEqual(ev.action, {
+    kind: 'refund',
+    outcome: 'succeeded',
+    providerRefundRef: ORDER,
+    amountMinor: 1999,
+  });
+});
+
 test('subscription.canceled and subscription.revoked -> subscription events', () => {
   for (const type of ['subscription.canceled', 'subscription.revoked'] as const) {
     const ev = parse(type, subscription());

@@ -149,6 +149,12 @@ export function mapEvent(ev: CardPspEvent): InboundEvent {
       out.subscriptionId = order.subscription_id ?? order.subscription?.id ?? undefined;
       if (ev.type === 'order.paid') out.action = orderPaid(ev.type, order);
       else if (ev.type === 'order.refunded') {
+        if (order.billing_reason === 'subscription_cycle') {
+          // A renewal order is its own payment (provider_ref = the order id), while its
+          // metadata still names the first charge: refund the renewal, not the first charge.
+          out.paymentId = undefined;
+          out.providerRef = order.id;
+        }
         // One refund per payment (spec 4.3), so the order id names the refund uniquely.
         out.action = {
           kind: 'refund',
