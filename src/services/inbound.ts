@@ -72,6 +72,22 @@ export async function handleProviderWebhook(
   let paymentId: string | null = null;
   try {
     event = provider.parseWebhook(headers, rawBody);
+    if (
+      event.action.kind === 'none' &&
+      !event.paymentId &&
+      !event.providerRef &&
+      !event.subscriptionId
+    ) {
+      // Informational events tied to no payment (a customer created...): acknowledge, or the
+      // provider would redeliver them forever.
+      await recordInboundOutcome(deps.pool, archiveId, {
+        signatureValid: true,
+        outcome: 'none',
+        mode: verifiedModes[0],
+        eventType: event.eventType,
+      });
+      return NONE;
+    }
     const payment = await locatePayment(deps.pool, slug, event);
     paymentId = payment.id;
     // A signature made with one mode's secret never touches another mode's payment.

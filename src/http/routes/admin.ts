@@ -9,10 +9,13 @@ import {
   regenerateKeys,
   type AppServiceDeps,
 } from '../../services/apps.js';
+import { adminCancel } from '../../services/cancel.js';
 import { listDeliveries, retryWebhook } from '../../services/deliveries.js';
+import { adminRefund } from '../../services/refunds.js';
 import { listInboundEvents } from '../../services/inboundArchive.js';
 import { registry } from '../../metrics.js';
-import { header, jsonBody, sendJson } from '../reply.js';
+import { header, jsonBody, rawBody, sendJson } from '../reply.js';
+import { PROVIDER_TIMEOUT_MS } from './webhooks.js';
 
 function body(req: Parameters<typeof jsonBody>[0]): unknown {
   const parsed = jsonBody(req);
@@ -61,6 +64,25 @@ export function adminRoutes(gw: Gateway) {
       sendJson(reply, 200, await regenerateKeys(apps, req.params.id)),
     );
 
+    const refundDeps = {
+      pool: gw.pool,
+      providers: gw.providers,
+      providerTimeoutMs: PROVIDER_TIMEOUT_MS,
+      log: gw.log,
+    };
+    app.post<{ Params: { id: string } }>('/payments/:id/cancel', async (req, reply) => {
+      const res = await adminCancel(refundDeps, req.params.id);
+      return sendJson(reply, res.status, res.body);
+    });
+    app.post<{ Params: { id: string } }>('/payments/:id/refund', async (req, reply) => {
+      const res = await adminRefund(
+        refundDeps,
+        req.params.id,
+        rawBody(req),
+        header(req, 'idempotency-key'),
+      );
+      return sendJson(reply, res.status, res.body);
+    });
     app.post<{ Params: { id: string } }>('/payments/:id/retry-webhook', async (req, reply) =>
       sendJson(reply, 202, await retryWebhook(gw.pool, req.params.id)),
     );

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateApp, type AuthenticatedApp } from '../../auth/appAuth.js';
 import type { Gateway } from '../../gateway.js';
 import { createPayment, getPayment } from '../../services/payments.js';
+import { createRefund } from '../../services/refunds.js';
 import { header, rawBody, requestPath, sendJson } from '../reply.js';
 import { PROVIDER_TIMEOUT_MS } from './webhooks.js';
 
@@ -32,6 +33,17 @@ export function v1Routes(gw: Gateway) {
     app.post('/v1/payments', async (req, reply) => {
       const { app: tenant } = await authenticate(req);
       const res = await createPayment(
+        paymentDeps,
+        tenant,
+        rawBody(req),
+        header(req, 'idempotency-key'),
+      );
+      return sendJson(reply, res.status, res.body);
+    });
+
+    app.post('/v1/refunds', async (req, reply) => {
+      const { app: tenant } = await authenticate(req);
+      const res = await createRefund(
         paymentDeps,
         tenant,
         rawBody(req),

@@ -1,0 +1,89 @@
+import type { Mode } from '../domain/types.js';
+import type { Queryable } from './pool.js';
+
+export interface RefundRow {
+  id: string;
+  payment_id: string;
+  app_id: string;
+  mode: Mode;
+  status: 'initiated' | 'succeeded' | 'failed';
+  amount_minor: number;
+  currency: string;
+  provider: string;
+  provider_ref: string | null;
+  reason: string;
+  last_error: string;
+  succeeded_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const REFUND_COLUMNS = `id, payment_id, app_id, mode, status, amount_minor, currency, provider,
+  provider_ref, reason, last_error, succeeded_at, created_at, updated_at`;
+
+/**
+ * Inserts an initiated refund. The partial unique index (one initiated or succeeded refund
+ * per payment, D5) makes concurrent requests race in the database: null for the losers.
+ */
+export async function insertInitiatedRefund(
+  db: Queryable,
+  r: Pick<
+    RefundRow,
+    'id' | 'payment_id' | 'app_id' | 'mode' | 'amount_minor' | 'currency' | 'provider' | 'reason'
+  >,
+): Promise<RefundRow | null> {
+  const res = await db.query<RefundRow>({
+    name: 'refunds_insert',
+    text: `INSERT INTO refunds (id, payment_id, app_id, mode, status, amount_minor, currency, provider, reason)
+       VALUES ($1, $2, $3, $4, 'initiated', $5, $6, $7, $8)
+       ON CONFLICT (payment_id) WHERE status IN ('initiated', 'succeeded') DO NOTHING
+       RETURNING ${REFUND_COLUMNS}`,
+    values: [
+      r.id,
+      r.payment_id,
+      r.app_id,
+      r.mode,
+      r.amount_minor,
+      r.currency,
+      r.provider,
+      r.reason,
+    ],
+  });
+  return res.rows[0] ?? null;
+}
+
+export async function findRefund(db: Queryable, id: string): Promise<RefundRow | null> {
+  const res = await db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds WHERE id = $1`, [
+    id,
+  ]);
+  return res.rows[0] ?? null;
+}
+
+export async function activeRefundFor(db: Queryable, paymentId: string): Promise<RefundRow | null> {
+  const res = await db.query<RefundRow>(
+    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE payment_id = $1 AND status IN ('initiated', 'succeeded')`,
+    [paymentId],
+  );
+  return res.rows[0] ?? null;
+}
+
+/** Moves an initiated refund to its outcome; null when something else settled it first. */
+export async function settleRefund(
+  db: Queryable,
+  id: string,
+  s: {
+    status: 'initiated' | 'succeeded' | 'failed';
+    providerRef: string | null;
+    lastError?: string;
+  },
+): Promise<RefundRow | null> {
+  const res = await db.query<RefundRow>(
+    `UPDATE refunds SET status = $2, provider_ref = COALESCE($3, provider_ref),
+       last_error = COALESCE($4, last_error),
+       succeeded_at = CASE WHEN $2 = 'succeeded' THEN now() ELSE succeeded_at END,
+       updated_at = now()
+     WHERE id = $1 AND status = 'initiated' RETURNING ${REFUND_COLUMNS}`,
+    [id, s.status, s.providerRef, s.lastError ?? null],
+  );
+  return res.rows[0] ?? null;
+}

@@ -1,0 +1,235 @@
+import type { AppRow } from '../db/apps.js';
+import * as idem from '../db/idempotency.js';
+import { enqueueEvent } from '../db/outbox.js';
+import { findPayment, type PaymentRow } from '../db/payments.js';
+import { withTransaction, type Pool } from '../db/pool.js';
+import * as refundsDb from '../db/refunds.js';
+import type { RefundRow } from '../db/refunds.js';
+import { ApiError, notFoundPayment } from '../domain/errors.js';
+import { refundEventBody } from '../domain/events.js';
+import { isPaymentId, newId } from '../domain/ids.js';
+import { isPositiveSafeInteger, parseJsonObject } from '../domain/paymentRequest.js';
+import type { ProviderSlug } from '../domain/types.js';
+import type { ProviderRegistry } from '../providers/registry.js';
+import { ProviderError } from '../providers/types.js';
+import { runIdempotent, type Claim, type StoredResponse } from './idempotency.js';
+
+export interface RefundServiceDeps {
+  pool: Pool;
+  providers: ProviderRegistry;
+  providerTimeoutMs: number;
+  log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+export interface RefundRequest {
+  amountMinor: number | null;
+  reason: string;
+}
+
+/** The shape of the POST /v1/refunds 201 (spec 4.3). */
+export function toRefundView(r: RefundRow) {
+  return {
+    refund_id: r.id,
+    payment_id: r.payment_id,
+    status: r.status,
+    amount_minor: r.amount_minor,
+    currency: r.currency,
+    provider_ref: r.provider_ref ?? '',
+    reason: r.reason,
+    created_at: r.created_at.toISOString(),
+  };
+}
+
+const bad = (reason: string) => new ApiError(400, reason);
+
+function parseRefundFields(body: Record<string, unknown>): RefundRequest {
+  const amount = body.amount_minor;
+  if (amount !== undefined && amount !== null && !isPositiveSafeInteger(amount)) {
+    throw bad('amount_minor must be a positive integer');
+  }
+  const reason = body.reason ?? '';
+  if (typeof reason !== 'string') throw bad('reason must be a string');
+  if (reason.length > 500) throw bad('reason must be at most 500 characters');
+  return { amountMinor: (amount as number | null | undefined) ?? null, reason };
+}
+
+/** POST /v1/refunds: tenant-scoped, idempotent (D4), one refund per payment (D5). */
+export async function createRefund(
+  deps: RefundServiceDeps,
+  app: AppRow,
+  rawBody: Buffer,
+  idempotencyKey: string | undefined,
+): Promise<StoredResponse> {
+  const scope =
+    idempotencyKey === undefined
+      ? null
+      : { appId: app.id, endpoint: 'POST /v1/refunds', key: idempotencyKey };
+  return runIdempotent(deps.pool, scope, rawBody, async (claim) => {
+    const body = parseJsonObject(rawBody);
+    const paymentId = body.payment_id;
+    if (paymentId === undefined || paymentId === null || paymentId === '') {
+      throw bad('missing required fields: payment_id');
+    }
+    if (typeof paymentId !== 'string') throw bad('payment_id must be a string');
+    const req = parseRefundFields(body);
+    const payment = isPaymentId(paymentId) ? await findPayment(deps.pool, paymentId) : null;
+    if (!payment || payment.app_id !== app.id) throw notFoundPayment();
+    return refundPayment(deps, payment, req, claim);
+  });
+}
+
+/** POST /admin/payments/{id}/refund: the same rules without tenant scope (D8). */
+export async function adminRefund(
+  deps: RefundServiceDeps,
+  paymentId: string,
+  rawBody: Buffer,
+  idempotencyKey: string | undefined,
+): Promise<StoredResponse> {
+  const scope =
+    idempotencyKey === undefined
+      ? null
+      : { appId: 'admin', endpoint: `POST /admin/refund`, key: idempotencyKey };
+  return runIdempotent(deps.pool, scope, rawBody, async (claim) => {
+    const req = parseRefundFields(rawBody.length === 0 ? {} : parseJsonObject(rawBody));
+    const payment = isPaymentId(paymentId) ? await findPayment(deps.pool, paymentId) : null;
+    if (!payment) throw notFoundPayment();
+    return refundPayment(deps, payment, req, claim);
+  });
+}
+
+/**
+ * The refund use case. The initiated refund row is the lock: the partial unique index lets
+ * exactly one of any number of concurrent requests insert it, and only that one calls the
+ * provider. A retry with the same Idempotency-Key resumes the refund it created.
+ */
+export async function refundPayment(
+  deps: RefundServiceDeps,
+  payment: PaymentRow,
+  req: RefundRequest,
+  claim: Claim = { scope: null, resumeId: null },
+): Promise<StoredResponse> {
+  if (claim.resumeId) {
+    const resumed = await refundsDb.findRefund(deps.pool, claim.resumeId);
+    if (resumed?.status === 'initiated' && resumed.payment_id === payment.id) {
+      if (resumed.provider_ref) return created(resumed);
+      return callProvider(deps, payment, resumed);
+    }
+  }
+  if (payment.status !== 'succeeded') {
+    throw new ApiError(
+      422,
+      `payment must be in 'succeeded' state to refund (got ${payment.status})`,
+    );
+  }
+  const amount = req.amountMinor ?? payment.amount_minor;
+  if (amount > payment.amount_minor)
+    throw new ApiError(422, 'refund amount exceeds payment amount');
+  if (await refundsDb.activeRefundFor(deps.pool, payment.id)) {
+    throw new ApiError(422, 'payment already has a refund');
+  }
+  const slug = payment.provider as ProviderSlug;
+  if (!deps.providers.get(slug).refund) {
+    // D5: card_psp has no refund API; its own refund event creates the record later.
+    throw new ApiError(502, `refund failed: ${slug} refunds are made at the provider`);
+  }
+  const refund = await withTransaction(deps.pool, async (tx) => {
+    const row = await refundsDb.insertInitiatedRefund(tx, {
+      id: newId(),
+      payment_id: payment.id,
+      app_id: payment.app_id,
+      mode: payment.mode,
+      amount_minor: amount,
+      currency: payment.currency,
+      provider: payment.provider,
+      reason: req.reason,
+    });
+    if (row && claim.scope) await idem.setResource(tx, claim.scope, row.id);
+    return row;
+  });
+  if (!refund) throw new ApiError(422, 'payment already has a refund');
+  return callProvider(deps, payment, refund);
+}
+
+function created(r: RefundRow): StoredResponse {
+  return { status: 201, body: JSON.stringify(toRefundView(r)) };
+}
+
+async function callProvider(
+  deps: RefundServiceDeps,
+  payment: PaymentRow,
+  refund: RefundRow,
+): Promise<StoredResponse> {
+  const slug = payment.provider as ProviderSlug;
+  const provider = deps.providers.get(slug);
+  const endpoint = deps.providers.endpoint(slug, payment.mode);
+  if (!provider.refund || !endpoint) {
+    await settleWithEvent(deps, payment, refund.id, {
+      status: 'failed',
+      providerRef: null,
+      lastError: `${slug} is not configured for ${payment.mode} mode`,
+    });
+    throw new ApiError(502, `refund failed: ${slug} is not configured for ${payment.mode} mode`);
+  }
+  let result;
+  try {
+    result = await provider.refund(
+      { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs },
+      {
+        paymentId: payment.id,
+        providerRef: payment.provider_ref,
+        refundId: refund.id,
+        amountMinor: refund.amount_minor,
+        paymentAmountMinor: payment.amount_minor,
+        currency: refund.currency,
+        reason: refund.reason,
+      },
+    );
+  } catch (err) {
+    if (err instanceof ProviderError && err.kind === 'rejected') {
+      await settleWithEvent(deps, payment, refund.id, {
+        status: 'failed',
+        providerRef: null,
+        lastError: err.providerText,
+      });
+      throw new ApiError(502, `refund failed: ${err.providerText}`);
+    }
+    // Unknown outcome: the refund stays initiated (it blocks a second one); a retry with the
+    // same Idempotency-Key asks the provider again with the same refund id.
+    const text = err instanceof ProviderError ? err.providerText : 'provider unreachable';
+    deps.log.warn({ err, refund_id: refund.id }, 'provider refund indeterminate');
+    throw new ApiError(502, `refund failed: ${text}`);
+  }
+  const settled = await settleWithEvent(deps, payment, refund.id, {
+    status: result.status === 'succeeded' ? 'succeeded' : 'initiated',
+    providerRef: result.providerRefundRef,
+  });
+  // Null: the provider's webhook settled it first; answer with what is stored now.
+  return created(settled ?? ((await refundsDb.findRefund(deps.pool, refund.id)) as RefundRow));
+}
+
+/** Settles the refund and, for a terminal outcome, enqueues refund.<status> in the same transaction. */
+async function settleWithEvent(
+  deps: RefundServiceDeps,
+  payment: PaymentRow,
+  refundId: string,
+  s: {
+    status: 'initiated' | 'succeeded' | 'failed';
+    providerRef: string | null;
+    lastError?: string;
+  },
+): Promise<RefundRow | null> {
+  return withTransaction(deps.pool, async (tx) => {
+    const row = await refundsDb.settleRefund(tx, refundId, s);
+    if (row && row.status !== 'initiated') {
+      const eventType = row.status === 'succeeded' ? 'refund.succeeded' : 'refund.failed';
+      await enqueueEvent(tx, {
+        appId: payment.app_id,
+        paymentId: payment.id,
+        refundId: row.id,
+        eventType,
+        body: refundEventBody(eventType, row, payment.metadata, row.updated_at),
+      });
+    }
+    return row;
+  });
+}
