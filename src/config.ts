@@ -36,6 +36,8 @@ export interface Config {
   idrPspDirectQr: boolean;
   allowPrivateWebhookTargets: boolean;
   delivery: DeliveryConfig;
+  /** Timeout of one call to a provider; a timeout is an indeterminate outcome. */
+  providerTimeoutMs: number;
   /** sandbox/live endpoints from the environment; test mode endpoints are derived at run time. */
   providerEndpoints: ProviderEndpoints;
   logLevel: string;
@@ -178,6 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxDelayMs: intVar(env, 'DELIVERY_MAX_DELAY_MS', 3_600_000, 1, 86_400_000),
       timeoutMs: intVar(env, 'DELIVERY_TIMEOUT_MS', 10_000, 1, 600_000),
     },
+    providerTimeoutMs: intVar(env, 'PROVIDER_TIMEOUT_MS', 15_000, 100, 120_000),
     providerEndpoints: loadProviderEndpoints(env),
     logLevel: env.LOG_LEVEL || 'info',
   };

@@ -1,7 +1,6 @@
 import { purgeExpired } from './db/idempotency.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import type { Gateway } from './gateway.js';
-import { PROVIDER_TIMEOUT_MS } from './http/routes/webhooks.js';
 import { reconcileDue } from './services/reconciler.js';
 
 export interface Workers {
@@ -29,7 +28,7 @@ export async function startWorkers(gw: Gateway): Promise<Workers> {
   every(PURGE_EVERY_MS, 'idempotency key purge', async () => {
     while ((await purgeExpired(gw.pool)) > 0 && gw.phase === 'ready');
   });
-  every(RECONCILE_EVERY_MS, 'reconciler', () => reconcileDue(gw, PROVIDER_TIMEOUT_MS));
+  every(RECONCILE_EVERY_MS, 'reconciler', () => reconcileDue(gw));
   const delivery = new DeliveryWorker(gw);
   await delivery.start();
   return {

@@ -82,12 +82,12 @@ export async function takeOver(
          request_hash = $6
        WHERE app_id = $1 AND endpoint = $2 AND key = $3 AND state = $4
          AND request_hash = $7
-         AND (state = 'released' OR locked_until < now())`,
+         AND (state = 'released' OR locked_until < now())
+       RETURNING resource_id`,
     values: [s.appId, s.endpoint, s.key, seen.state, leaseMs, requestHash, seen.request_hash],
   });
-  if (res.rowCount !== 1) return undefined;
-  // resource_id after the update: re-read cheaply through RETURNING would need a CTE; keep it simple.
-  return { resourceId: seen.request_hash === requestHash ? seen.resource_id : null };
+  const row = res.rows[0];
+  return row ? { resourceId: row.resource_id } : undefined;
 }
 
 export async function setResource(

@@ -30,7 +30,7 @@ export async function reconcileDue(
     const endpoint = gw.providers.endpoint(slug, payment.mode);
     if (!endpoint) continue;
     const provider = gw.providers.get(slug);
-    const ctx = { mode: payment.mode, endpoint, timeoutMs: providerTimeoutMs };
+    const ctx = { mode: payment.mode, endpoint, timeoutMs: gw.config.providerTimeoutMs };
     const ref = { paymentId: payment.id, providerRef: payment.provider_ref };
     try {
       const action = await provider.fetchStatus(ctx, ref);

@@ -74,7 +74,7 @@ test('a lost expiry webhook: the reconciler asks the provider after the deadline
   assert.ok(expiresIn > 19 * MINUTE && expiresIn <= 20 * MINUTE, `deadline ${expiresIn} ms away`);
 
   // Before the deadline the reconciler leaves it alone.
-  assert.equal(await reconcileDue(gw.running.gw, 5000), 0);
+  assert.equal(await reconcileDue(gw.running.gw), 0);
   // The provider expires it, but its notification never arrives: the simulated transaction
   // is moved to expire directly (the sweeper only notifies for pending ones, so no webhook).
   const moved = await pool.query(
@@ -87,13 +87,13 @@ test('a lost expiry webhook: the reconciler asks the provider after the deadline
     `UPDATE payments SET provider_deadline = now() - interval '1 second' WHERE id = $1`,
     [id],
   );
-  assert.equal(await reconcileDue(gw.running.gw, 5000), 1);
+  assert.equal(await reconcileDue(gw.running.gw), 1);
   const p = await getPayment(id);
   assert.equal(p.status, 'failed');
   assert.equal(p.last_error, 'transaction is expired');
   const events = await pool.query(`SELECT 1 FROM outbound_events WHERE payment_id = $1`, [id]);
   assert.equal(events.rowCount, 1);
   // Once terminal it is never asked about again.
-  assert.equal(await reconcileDue(gw.running.gw, 5000), 0);
+  assert.equal(await reconcileDue(gw.running.gw), 0);
   clock.reset();
 });

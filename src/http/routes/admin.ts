@@ -15,7 +15,6 @@ import { adminRefund } from '../../services/refunds.js';
 import { listInboundEvents } from '../../services/inboundArchive.js';
 import { registry } from '../../metrics.js';
 import { header, jsonBody, rawBody, sendJson } from '../reply.js';
-import { PROVIDER_TIMEOUT_MS } from './webhooks.js';
 
 function body(req: Parameters<typeof jsonBody>[0]): unknown {
   const parsed = jsonBody(req);
@@ -67,7 +66,7 @@ export function adminRoutes(gw: Gateway) {
     const refundDeps = {
       pool: gw.pool,
       providers: gw.providers,
-      providerTimeoutMs: PROVIDER_TIMEOUT_MS,
+      providerTimeoutMs: gw.config.providerTimeoutMs,
       log: gw.log,
     };
     app.post<{ Params: { id: string } }>('/payments/:id/cancel', async (req, reply) => {

@@ -4,7 +4,6 @@ import type { Gateway } from '../../gateway.js';
 import { createPayment, getPayment } from '../../services/payments.js';
 import { createRefund } from '../../services/refunds.js';
 import { header, rawBody, requestPath, sendJson } from '../reply.js';
-import { PROVIDER_TIMEOUT_MS } from './webhooks.js';
 
 export function v1Routes(gw: Gateway) {
   const authenticate = (req: FastifyRequest): Promise<AuthenticatedApp> =>
@@ -25,7 +24,7 @@ export function v1Routes(gw: Gateway) {
     pool: gw.pool,
     providers: gw.providers,
     idrPspDirectQr: gw.config.idrPspDirectQr,
-    providerTimeoutMs: PROVIDER_TIMEOUT_MS,
+    providerTimeoutMs: gw.config.providerTimeoutMs,
     log: gw.log,
   };
 

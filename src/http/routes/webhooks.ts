@@ -4,14 +4,12 @@ import { PROVIDERS } from '../../domain/types.js';
 import { handleProviderWebhook, type InboundDeps } from '../../services/inbound.js';
 import { rawBody, sendJson } from '../reply.js';
 
-export const PROVIDER_TIMEOUT_MS = 15_000;
-
 /** Spec 4.4: POST /webhooks/<provider>, unversioned, authenticated by the provider's signature. */
 export function webhookRoutes(gw: Gateway) {
   const deps: InboundDeps = {
     pool: gw.pool,
     providers: gw.providers,
-    providerTimeoutMs: PROVIDER_TIMEOUT_MS,
+    providerTimeoutMs: gw.config.providerTimeoutMs,
     log: gw.log,
   };
   return async (app: FastifyInstance) => {
