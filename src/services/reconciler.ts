@@ -11,11 +11,7 @@ const RECHECK_AFTER = `interval '2 minutes'`;
  * deadline are asked about at the provider and finalized through the same atomic path as a
  * webhook. The claim pushes the deadline forward, so instances never ask twice at once.
  */
-export async function reconcileDue(
-  gw: Gateway,
-  providerTimeoutMs: number,
-  limit = 20,
-): Promise<number> {
+export async function reconcileDue(gw: Gateway, limit = 20): Promise<number> {
   const due = await gw.pool.query<PaymentRow>(
     `UPDATE payments SET provider_deadline = now() + ${RECHECK_AFTER}
      WHERE id IN (
