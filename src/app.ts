@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
+import { Listener } from './db/listener.js';
 import { createPool } from './db/pool.js';
 import { createGateway, setBoundPort, type Gateway } from './gateway.js';
 import { buildHttpServer, type HttpServer } from './http/server.js';
@@ -36,7 +37,8 @@ export async function startGateway(
     databaseUrl = embedded.url;
   }
   const pool = createPool(databaseUrl, opts.poolMax ?? 20);
-  const gw = createGateway(config, pool, log);
+  const listener = new Listener(databaseUrl, log);
+  const gw = createGateway(config, pool, log, listener);
   const http = buildHttpServer(gw);
   let workers: Workers | undefined;
   try {
@@ -47,9 +49,12 @@ export async function startGateway(
     const applied = await migrate(pool);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
     if (opts.workers !== false) workers = await startWorkers(gw);
+    await listener.start();
     gw.phase = 'ready';
   } catch (err) {
     await http.close().catch(() => undefined);
+    await workers?.stop().catch(() => undefined);
+    await listener.stop();
     await pool.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
     throw err;
@@ -65,6 +70,7 @@ export async function startGateway(
         gw.phase = 'draining';
         await http.close();
         await workers?.stop();
+        await listener.stop();
         await pool.end();
         await embedded?.stop();
       })();

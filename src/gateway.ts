@@ -1,6 +1,8 @@
 import type { AuthenticatedApp } from './auth/appAuth.js';
+import { APP_CHANGED_CHANNEL, AppKeyCache, SettledPaymentCache } from './cache.js';
 import type { Config } from './config.js';
 import { findAppByApiKey } from './db/apps.js';
+import type { Listener } from './db/listener.js';
 import type { Pool } from './db/pool.js';
 import type { Logger } from './logger.js';
 import { ProviderRegistry, type GatewayUrls } from './providers/registry.js';
@@ -17,18 +19,34 @@ export interface Gateway {
   urls: GatewayUrls;
   providers: ProviderRegistry;
   phase: Phase;
+  /** One LISTEN connection for the process (delivery wake-ups, cache invalidation). */
+  listener: Listener;
   lookupAppKey(apiKey: string): Promise<AuthenticatedApp | null>;
+  /** Drops an app's cached keys here and, through NOTIFY, on every other instance. */
+  appChanged(appId: string): Promise<void>;
+  settledPayments: SettledPaymentCache;
   now(): number;
   /** The simulators' clock, movable by tests; never the gateway's own time. */
   simClock: SimClock;
 }
 
-export function createGateway(config: Config, pool: Pool, log: Logger): Gateway {
+export function createGateway(
+  config: Config,
+  pool: Pool,
+  log: Logger,
+  listener: Listener,
+): Gateway {
   const base = `http://127.0.0.1:${config.port}`;
   const urls: GatewayUrls = {
     internal: base,
     public: config.publicBaseUrl ?? `http://localhost:${config.port}`,
   };
+  const appKeys = new AppKeyCache(async (apiKey) => {
+    const app = await findAppByApiKey(pool, apiKey);
+    return app ? { app, signingSecret: appSigningSecret(config.masterKey, app) } : null;
+  });
+  listener.on(APP_CHANGED_CHANNEL, (appId) => appKeys.invalidateApp(appId));
+  listener.onReset(() => appKeys.clear());
   return {
     config,
     pool,
@@ -36,10 +54,13 @@ export function createGateway(config: Config, pool: Pool, log: Logger): Gateway 
     urls,
     providers: new ProviderRegistry(config, urls),
     phase: 'starting',
-    async lookupAppKey(apiKey) {
-      const app = await findAppByApiKey(pool, apiKey);
-      return app ? { app, signingSecret: appSigningSecret(config.masterKey, app) } : null;
+    listener,
+    lookupAppKey: (apiKey) => appKeys.get(apiKey),
+    async appChanged(appId) {
+      appKeys.invalidateApp(appId);
+      await pool.query('SELECT pg_notify($1, $2)', [APP_CHANGED_CHANNEL, appId]);
     },
+    settledPayments: new SettledPaymentCache(),
     now: () => Date.now(),
     simClock: new SimClock(),
   };

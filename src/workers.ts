@@ -30,7 +30,7 @@ export async function startWorkers(gw: Gateway): Promise<Workers> {
   });
   every(RECONCILE_EVERY_MS, 'reconciler', () => reconcileDue(gw));
   const delivery = new DeliveryWorker(gw);
-  await delivery.start();
+  delivery.start();
   return {
     async stop() {
       for (const t of timers) clearInterval(t);

@@ -101,6 +101,7 @@ export async function findAppPayment(
   return res.rows[0] ?? null;
 }
 
+/** Writes the provider's answer once: a settled payment with a reference never changes (cache.ts). */
 export async function storeRegistration(
   db: Queryable,
   id: string,
@@ -116,7 +117,7 @@ export async function storeRegistration(
     name: 'payments_store_registration',
     text: `UPDATE payments SET provider_ref = $2, checkout_url = $3, qr_string = $4, qr_image_url = $5,
          provider_deadline = $6, updated_at = now()
-       WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`,
+       WHERE id = $1 AND (provider_ref IS NULL OR provider_ref = $2) RETURNING ${PAYMENT_COLUMNS}`,
     values: [
       id,
       reg.providerRef,

@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import { decryptSecret } from '../auth/crypto.js';
 import { DELIVERY_CHANNEL } from '../db/outbox.js';
 import type { Gateway } from '../gateway.js';
@@ -55,7 +54,6 @@ export class DeliveryWorker {
   private running = false;
   private inFlight = new Set<Promise<void>>();
   private wake: (() => void) | null = null;
-  private listener: pg.PoolClient | null = null;
   private loopDone: Promise<void> | null = null;
   private readonly secrets = new Map<string, string>();
   private readonly leaseMs: number;
@@ -68,16 +66,11 @@ export class DeliveryWorker {
     this.leaseMs = gw.config.delivery.timeoutMs * 2 + 5000;
   }
 
-  async start(): Promise<void> {
+  start(): void {
     this.running = true;
-    try {
-      this.listener = await this.gw.pool.connect();
-      this.listener.on('notification', () => this.poke());
-      await this.listener.query(`LISTEN ${DELIVERY_CHANNEL}`);
-    } catch (err) {
-      // Without LISTEN the poll still delivers, only later.
-      this.gw.log.warn({ err }, 'delivery LISTEN failed; polling only');
-    }
+    // A NOTIFY at commit wakes the worker; the poll covers notifications lost with the connection.
+    this.gw.listener.on(DELIVERY_CHANNEL, () => this.poke());
+    this.gw.listener.onReset(() => this.poke());
     this.loopDone = this.loop();
   }
 
@@ -86,11 +79,6 @@ export class DeliveryWorker {
     this.poke();
     await this.loopDone;
     await Promise.allSettled([...this.inFlight]);
-    if (this.listener) {
-      await this.listener.query(`UNLISTEN ${DELIVERY_CHANNEL}`).catch(() => undefined);
-      this.listener.release();
-      this.listener = null;
-    }
   }
 
   private poke(): void {

@@ -13,8 +13,8 @@ export interface AppServiceDeps {
   db: Queryable;
   masterKey: Buffer;
   allowPrivateWebhookTargets: boolean;
-  /** Called after keys change so that caches on every instance drop the old ones. */
-  onKeysChanged?: (appId: string, oldApiKey: string) => Promise<void> | void;
+  /** Called after an app changes so that key caches on every instance drop it. */
+  onAppChanged?: (appId: string) => Promise<void>;
 }
 
 export interface AppView {
@@ -182,6 +182,7 @@ export async function patchApp(
   if ('allowed_methods' in body) patch.allowed_methods = parseMethods(body.allowed_methods);
   const row = await appsDb.updateApp(deps.db, id, patch);
   if (!row) throw appNotFound();
+  await deps.onAppChanged?.(id);
   return toAppView(row);
 }
 
@@ -191,7 +192,7 @@ export async function regenerateKeys(deps: AppServiceDeps, id: string): Promise<
   const keys = newKeys(deps.masterKey);
   const row = await appsDb.replaceAppKeys(deps.db, id, keys.sealed);
   if (!row) throw appNotFound();
-  await deps.onKeysChanged?.(id, current.api_key);
+  await deps.onAppChanged?.(id);
   return withSecrets(row, keys.plain.signingSecret, keys.plain.webhookSecret);
 }
 

@@ -1,3 +1,4 @@
+import type { SettledPaymentCache } from '../cache.js';
 import type { AppRow } from '../db/apps.js';
 import { upsertCustomer } from '../db/customers.js';
 import * as idem from '../db/idempotency.js';
@@ -211,9 +212,19 @@ async function register(
   return createdResponse(stored);
 }
 
-export async function getPayment(pool: Pool, app: AppRow, paymentId: string): Promise<PaymentView> {
+/** GET /v1/payments/{id} as a JSON body; settled payments come from the cache (see cache.ts). */
+export async function getPaymentBody(
+  pool: Pool,
+  cache: SettledPaymentCache,
+  app: AppRow,
+  paymentId: string,
+): Promise<string> {
   if (!isPaymentId(paymentId)) throw notFoundPayment();
+  const cached = cache.get(paymentId, app.id);
+  if (cached !== undefined) return cached;
   const row = await paymentsDb.findAppPayment(pool, app.id, paymentId);
   if (!row) throw notFoundPayment();
-  return toPaymentView(row);
+  const body = JSON.stringify(toPaymentView(row));
+  if (row.status !== 'initiated' && row.provider_ref !== null) cache.set(row.id, row.app_id, body);
+  return body;
 }

@@ -29,18 +29,24 @@ export interface TestGateway {
 /**
  * A real gateway over real HTTP on an OS-chosen port, on its own database cloned from
  * the migrated template. env entries override the defaults (as environment variables).
+ * With `sharing`, a second instance on the first one's database and master key.
  */
 export async function startTestGateway(
   env: Record<string, string> = {},
   opts: StartOptions = {},
+  sharing?: TestGateway,
 ): Promise<TestGateway> {
-  const db = await createTestDatabase();
+  const db = sharing
+    ? { url: sharing.databaseUrl, drop: async () => undefined }
+    : await createTestDatabase();
   const config = loadConfig({
     DATABASE_URL: db.url,
     PORT: '0',
     HOST: '127.0.0.1',
     ADMIN_TOKEN,
-    MASTER_KEY: randomBytes(32).toString('hex'),
+    MASTER_KEY: sharing
+      ? sharing.config.masterKey.toString('hex')
+      : randomBytes(32).toString('hex'),
     DATA_DIR: '/nonexistent-test-data-dir',
     DELIVERY_BASE_DELAY_MS: '50',
     DELIVERY_MAX_DELAY_MS: '200',

@@ -48,6 +48,7 @@ export function adminRoutes(gw: Gateway) {
     db: gw.pool,
     masterKey: gw.config.masterKey,
     allowPrivateWebhookTargets: gw.config.allowPrivateWebhookTargets,
+    onAppChanged: (appId) => gw.appChanged(appId),
   };
   return async (app: FastifyInstance) => {
     app.addHook('onRequest', async (req) =>

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateApp, type AuthenticatedApp } from '../../auth/appAuth.js';
 import type { Gateway } from '../../gateway.js';
-import { createPayment, getPayment } from '../../services/payments.js';
+import { createPayment, getPaymentBody } from '../../services/payments.js';
 import { createRefund } from '../../services/refunds.js';
 import { header, rawBody, requestPath, sendJson } from '../reply.js';
 
@@ -53,7 +53,11 @@ export function v1Routes(gw: Gateway) {
 
     app.get<{ Params: { payment_id: string } }>('/v1/payments/:payment_id', async (req, reply) => {
       const { app: tenant } = await authenticate(req);
-      return sendJson(reply, 200, await getPayment(gw.pool, tenant, req.params.payment_id));
+      return sendJson(
+        reply,
+        200,
+        await getPaymentBody(gw.pool, gw.settledPayments, tenant, req.params.payment_id),
+      );
     });
   };
 }

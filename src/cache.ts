@@ -1,0 +1,85 @@
+import type { AuthenticatedApp } from './auth/appAuth.js';
+
+export const APP_CHANGED_CHANNEL = 'paygate_app_changed';
+
+interface Entry {
+  value: AuthenticatedApp | null;
+  expires: number;
+}
+
+/**
+ * App keys by public key, with the signing secret already decrypted. Every change to an
+ * app drops its entries here at once and on other instances through NOTIFY (a lost LISTEN
+ * connection clears everything). The TTL bounds the damage of anything missed; unknown
+ * keys are remembered briefly so a flood of bad keys does not reach the database.
+ */
+export class AppKeyCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly loading = new Map<string, Promise<AuthenticatedApp | null>>();
+  private generation = 0;
+
+  constructor(
+    private readonly load: (apiKey: string) => Promise<AuthenticatedApp | null>,
+    private readonly ttlMs = 60_000,
+    private readonly negativeTtlMs = 2_000,
+    private readonly maxEntries = 50_000,
+  ) {}
+
+  async get(apiKey: string, now = Date.now()): Promise<AuthenticatedApp | null> {
+    const hit = this.entries.get(apiKey);
+    if (hit && hit.expires > now) return hit.value;
+    let pending = this.loading.get(apiKey);
+    if (!pending) {
+      const generation = this.generation;
+      pending = this.load(apiKey).finally(() => this.loading.delete(apiKey));
+      this.loading.set(apiKey, pending);
+      const value = await pending;
+      // An invalidation during the load may concern this very row: do not keep it.
+      if (generation === this.generation) {
+        if (this.entries.size >= this.maxEntries) this.entries.clear();
+        this.entries.set(apiKey, {
+          value,
+          expires: now + (value ? this.ttlMs : this.negativeTtlMs),
+        });
+      }
+      return value;
+    }
+    return pending;
+  }
+
+  invalidateApp(appId: string): void {
+    this.generation++;
+    for (const [key, e] of this.entries) if (e.value?.app.id === appId) this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+}
+
+/**
+ * GET /v1/payments/{id} bodies of payments that can no longer change: terminal status and a
+ * stored provider reference. Nothing updates such a row (every status change is guarded by
+ * status = 'initiated', the provider reference is written once), so the entry can never be
+ * stale. Initiated payments are always read from the database.
+ */
+export class SettledPaymentCache {
+  private readonly entries = new Map<string, { appId: string; body: string }>();
+
+  constructor(private readonly maxEntries = 100_000) {}
+
+  get(paymentId: string, appId: string): string | undefined {
+    const e = this.entries.get(paymentId);
+    return e && e.appId === appId ? e.body : undefined;
+  }
+
+  set(paymentId: string, appId: string, body: string): void {
+    if (this.entries.size >= this.maxEntries) {
+      // Evict the oldest insertion (Map keeps insertion order).
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(paymentId, { appId, body });
+  }
+}
