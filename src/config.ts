@@ -41,6 +41,8 @@ export interface Config {
   /** sandbox/live endpoints from the environment; test mode endpoints are derived at run time. */
   providerEndpoints: ProviderEndpoints;
   logLevel: string;
+  /** Processes serving one port through the cluster module (WORKERS); 1 = no cluster. */
+  workers: number;
 }
 
 export class ConfigError extends Error {}
@@ -183,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
     providerTimeoutMs: intVar(env, 'PROVIDER_TIMEOUT_MS', 15_000, 100, 120_000),
     providerEndpoints: loadProviderEndpoints(env),
     logLevel: env.LOG_LEVEL || 'info',
+    workers: intVar(env, 'WORKERS', 1, 1, 64),
   };
   return config;
 }

@@ -1,5 +1,7 @@
+import cluster from 'node:cluster';
 import { startGateway } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { startEmbeddedPostgres } from './db/embedded.js';
 import { createLogger } from './logger.js';
 
 let config: Config;
@@ -14,35 +16,88 @@ try {
 }
 
 const log = createLogger(config.logLevel);
-const running = await startGateway(config, log).catch((err: unknown) => {
-  log.fatal({ err }, 'gateway failed to start');
-  process.exit(1);
-});
 
-const lines = [
-  '',
-  `Paygate is running at ${running.gw.urls.public}`,
-  `  database: ${running.embedded ? `embedded PostgreSQL under ${config.dataDir}` : 'DATABASE_URL'}`,
-  `  simulators (test mode): ${config.simulators ? `on, under ${running.gw.urls.public}/sim/` : 'off'}`,
-];
-if (config.adminTokenGenerated) {
-  lines.push(
-    `  admin token (generated for this run; set ADMIN_TOKEN to fix it): ${config.adminToken}`,
-  );
-}
-process.stdout.write(lines.join('\n') + '\n\n');
-
-let signals = 0;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    if (++signals > 1) process.exit(1);
-    log.info({ signal: sig }, 'draining');
-    running.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
+function banner(publicUrl: string, embedded: boolean): void {
+  const lines = [
+    '',
+    `Paygate is running at ${publicUrl}`,
+    `  database: ${embedded ? `embedded PostgreSQL under ${config.dataDir}` : 'DATABASE_URL'}`,
+    `  simulators (test mode): ${config.simulators ? `on, under ${publicUrl}/sim/` : 'off'}`,
+  ];
+  if (config.workers > 1) lines.push(`  processes: ${config.workers} (WORKERS)`);
+  if (config.adminTokenGenerated) {
+    lines.push(
+      `  admin token (generated for this run; set ADMIN_TOKEN to fix it): ${config.adminToken}`,
     );
+  }
+  process.stdout.write(lines.join('\n') + '\n\n');
+}
+
+function onSignals(stop: () => Promise<void>): void {
+  let signals = 0;
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(sig, () => {
+      if (++signals > 1) process.exit(1);
+      log.info({ signal: sig }, 'draining');
+      stop().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+/**
+ * WORKERS > 1: this process owns the embedded database (if any) and forks workers that
+ * share the port; each worker is a complete, stateless gateway instance.
+ */
+async function runPrimary(): Promise<void> {
+  const embedded = config.databaseUrl
+    ? undefined
+    : await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, log);
+  const env = { DATABASE_URL: embedded?.url ?? config.databaseUrl, ADMIN_TOKEN: config.adminToken };
+  let stopping = false;
+  let ready = 0;
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    log.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another');
+    cluster.fork(env);
+  });
+  cluster.on('message', (_worker, msg: unknown) => {
+    if (msg === 'ready' && ++ready === config.workers) {
+      banner(config.publicBaseUrl ?? `http://localhost:${config.port}`, embedded !== undefined);
+    }
+  });
+  for (let i = 0; i < config.workers; i++) cluster.fork(env);
+  onSignals(async () => {
+    stopping = true;
+    const workers = Object.values(cluster.workers ?? {});
+    await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            if (!w || w.isDead()) return resolve();
+            w.once('exit', () => resolve());
+            w.process.kill('SIGTERM');
+          }),
+      ),
+    );
+    await embedded?.stop();
   });
 }
+
+async function runInstance(): Promise<void> {
+  const running = await startGateway(config, log).catch((err: unknown) => {
+    log.fatal({ err }, 'gateway failed to start');
+    process.exit(1);
+  });
+  if (cluster.isWorker) process.send?.('ready');
+  else banner(running.gw.urls.public, running.embedded);
+  onSignals(() => running.stop());
+}
+
+if (config.workers > 1 && cluster.isPrimary) await runPrimary();
+else await runInstance();
