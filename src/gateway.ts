@@ -2,6 +2,7 @@ import type { AuthenticatedApp } from './auth/appAuth.js';
 import { APP_CHANGED_CHANNEL, AppKeyCache, SettledPaymentCache } from './cache.js';
 import type { Config } from './config.js';
 import { findAppByApiKey } from './db/apps.js';
+import { PaymentReadBatcher } from './db/payments.js';
 import type { Listener } from './db/listener.js';
 import type { Pool } from './db/pool.js';
 import type { Logger } from './logger.js';
@@ -25,6 +26,7 @@ export interface Gateway {
   /** Drops an app's cached keys here and, through NOTIFY, on every other instance. */
   appChanged(appId: string): Promise<void>;
   settledPayments: SettledPaymentCache;
+  paymentReads: PaymentReadBatcher;
   now(): number;
   /** The simulators' clock, movable by tests; never the gateway's own time. */
   simClock: SimClock;
@@ -61,6 +63,7 @@ export function createGateway(
       await pool.query('SELECT pg_notify($1, $2)', [APP_CHANGED_CHANNEL, appId]);
     },
     settledPayments: new SettledPaymentCache(),
+    paymentReads: new PaymentReadBatcher(pool),
     now: () => Date.now(),
     simClock: new SimClock(),
   };

@@ -154,3 +154,64 @@ export async function setProviderDeadline(
     deadline,
   ]);
 }
+
+/**
+ * Coalesces concurrent single-payment reads into one `id = ANY($1)` query per event-loop
+ * turn: under polling load one query serves many requests, and each read still starts
+ * after its request arrived, so it never sees older state than a read of its own would.
+ */
+export class PaymentReadBatcher {
+  private queue = new Map<string, ((row: PaymentRow | null) => void)[]>();
+  private failures = new Map<string, ((err: unknown) => void)[]>();
+  private scheduled = false;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly maxBatch = 200,
+  ) {}
+
+  get(id: string): Promise<PaymentRow | null> {
+    return new Promise((resolve, reject) => {
+      const waiting = this.queue.get(id);
+      if (waiting) {
+        waiting.push(resolve);
+        this.failures.get(id)?.push(reject);
+      } else {
+        this.queue.set(id, [resolve]);
+        this.failures.set(id, [reject]);
+      }
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const batch = this.queue;
+    const failures = this.failures;
+    this.queue = new Map();
+    this.failures = new Map();
+    const ids = [...batch.keys()];
+    for (let i = 0; i < ids.length; i += this.maxBatch) {
+      const chunk = ids.slice(i, i + this.maxBatch);
+      this.db
+        .query<PaymentRow>({
+          name: 'payments_by_ids',
+          text: `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = ANY($1::text[])`,
+          values: [chunk],
+        })
+        .then(
+          (res) => {
+            const byId = new Map(res.rows.map((r) => [r.id, r]));
+            for (const id of chunk)
+              for (const resolve of batch.get(id) ?? []) resolve(byId.get(id) ?? null);
+          },
+          (err: unknown) => {
+            for (const id of chunk) for (const reject of failures.get(id) ?? []) reject(err);
+          },
+        );
+    }
+  }
+}

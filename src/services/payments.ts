@@ -214,7 +214,7 @@ async function register(
 
 /** GET /v1/payments/{id} as a JSON body; settled payments come from the cache (see cache.ts). */
 export async function getPaymentBody(
-  pool: Pool,
+  reads: paymentsDb.PaymentReadBatcher,
   cache: SettledPaymentCache,
   app: AppRow,
   paymentId: string,
@@ -222,8 +222,8 @@ export async function getPaymentBody(
   if (!isPaymentId(paymentId)) throw notFoundPayment();
   const cached = cache.get(paymentId, app.id);
   if (cached !== undefined) return cached;
-  const row = await paymentsDb.findAppPayment(pool, app.id, paymentId);
-  if (!row) throw notFoundPayment();
+  const row = await reads.get(paymentId);
+  if (!row || row.app_id !== app.id) throw notFoundPayment();
   const body = JSON.stringify(toPaymentView(row));
   if (row.status !== 'initiated' && row.provider_ref !== null) cache.set(row.id, row.app_id, body);
   return body;

@@ -56,7 +56,7 @@ export function v1Routes(gw: Gateway) {
       return sendJson(
         reply,
         200,
-        await getPaymentBody(gw.pool, gw.settledPayments, tenant, req.params.payment_id),
+        await getPaymentBody(gw.paymentReads, gw.settledPayments, tenant, req.params.payment_id),
       );
     });
   };

@@ -1,0 +1,152 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.js';
+import { migrate } from '../../src/db/migrate.js';
+
+export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+export const MASTER_KEY = 'b'.repeat(64);
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function withDatabase(url: string, db: string): string {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+export interface BenchDatabase {
+  url: string;
+  serverUrl: string;
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+/** DATABASE_URL's server, or an embedded PostgreSQL; a fresh, migrated database on it. */
+export async function benchDatabase(name: string): Promise<BenchDatabase> {
+  let embedded: EmbeddedDatabase | undefined;
+  let serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    const quiet = { info: () => undefined, debug: () => undefined };
+    embedded = await startEmbeddedPostgres(path.resolve('.bench-pg'), await freePort(), quiet);
+    serverUrl = embedded.url;
+  }
+  const admin = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = withDatabase(serverUrl, name);
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  await migrate(pool);
+  await pool.end();
+  return {
+    url,
+    serverUrl,
+    embedded: embedded !== undefined,
+    close: async () => {
+      await embedded?.stop();
+    },
+  };
+}
+
+export interface Proc {
+  child: ChildProcess;
+  url: string;
+  /** Peak resident set (VmHWM) of the process and its children, in MiB. */
+  peakRssMiB(): number;
+  stop(): Promise<void>;
+}
+
+function childPids(pid: number): number[] {
+  try {
+    const raw = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    return raw ? raw.split(/\s+/).map(Number) : [];
+  } catch {
+    return [];
+  }
+}
+
+function vmHwmKiB(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Starts a node script as its own process and waits until GET <readyPath> answers 200. */
+export async function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  readyPath: string,
+): Promise<Proc> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const until = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url + readyPath)).status === 200) break;
+    } catch {
+      // not yet listening
+    }
+    if (Date.now() > until) throw new Error(`${args.join(' ')} not ready`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  // Cluster workers announce themselves ready one by one: give the rest a moment.
+  if (env.WORKERS && Number(env.WORKERS) > 1) await new Promise((r) => setTimeout(r, 2000));
+  const pid = child.pid as number;
+  return {
+    child,
+    url,
+    peakRssMiB: () => {
+      const pids = [pid, ...childPids(pid)];
+      return Math.round(pids.reduce((s, p) => s + vmHwmKiB(p), 0) / 1024);
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export function startGatewayProcess(
+  databaseUrl: string,
+  extra: Record<string, string> = {},
+): Promise<Proc> {
+  return startProcess(
+    ['src/main.ts'],
+    { DATABASE_URL: databaseUrl, ADMIN_TOKEN, MASTER_KEY, ...extra },
+    '/readyz',
+  );
+}
+
+export function machine(): Record<string, unknown> {
+  return {
+    cpus: os.cpus().length,
+    cpu_model: os.cpus()[0]?.model,
+    memory_gib: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * npm run bench [-- scenario ...]: each scenario starts the gateway as its own process on a
+ * fresh database (DATABASE_URL's server, or an embedded PostgreSQL), drives it with
+ * autocannon, measures a reference in the same run, and writes JSON to bench/results/.
+ * Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 64),
+ * BENCH_INSTANCES (comma list of WORKERS counts for the GET scenario, default 1,2).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { benchDatabase, machine } from './lib/env.js';
+import { benchCreatePayments } from './scenarios/create.js';
+import { benchSignedGet } from './scenarios/get.js';
+import { benchWebhookToDelivery } from './scenarios/webhook.js';
+
+export interface BenchSettings {
+  durationS: number;
+  connections: number;
+  instances: number[];
+}
+
+type Scenario = (
+  db: Awaited<ReturnType<typeof benchDatabase>>,
+  s: BenchSettings,
+) => Promise<Record<string, unknown>>;
+
+const SCENARIOS: Record<string, Scenario> = {
+  get: benchSignedGet,
+  create: benchCreatePayments,
+  webhook: benchWebhookToDelivery,
+};
+
+async function main() {
+  const settings: BenchSettings = {
+    durationS: Number(process.env.BENCH_DURATION ?? 10),
+    connections: Number(process.env.BENCH_CONNECTIONS ?? 64),
+    instances: (process.env.BENCH_INSTANCES ?? '1,2').split(',').map(Number),
+  };
+  const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(SCENARIOS);
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    machine: machine(),
+    database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded',
+    settings,
+  };
+  for (const name of chosen) {
+    const scenario = SCENARIOS[name];
+    if (!scenario)
+      throw new Error(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+    const db = await benchDatabase(`paygate_bench_${name}`);
+    try {
+      console.log(`== ${name}`);
+      results[name] = await scenario(db, settings);
+      console.log(JSON.stringify(results[name], null, 2));
+    } finally {
+      await db.close();
+    }
+  }
+  mkdirSync('bench/results', { recursive: true });
+  const file = `bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+  writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
+  console.log(`results written to ${file}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { simulatorEndpoint } from '../../src/simulators/credentials.js';
+import { MASTER_KEY, startGatewayProcess, type BenchDatabase } from '../lib/env.js';
+import { load } from '../lib/load.js';
+import { createApp, seedPayments } from '../lib/seed.js';
+import type { BenchSettings } from '../run.js';
+
+const EVENTS = 20_000;
+
+function percentile(sorted: number[], p: number): number {
+  return Math.round((sorted[Math.floor((sorted.length - 1) * p)] ?? 0) * 10) / 10;
+}
+
+/**
+ * Provider webhook in, signed delivery out: idr_psp settlement notifications for distinct
+ * payments as fast as the gateway takes them; a local receiver notes when each delivery
+ * arrives. Reports events per second from the first notification to the last delivery, and
+ * the time from the gateway's acknowledgment to the delivery's arrival.
+ */
+export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings) {
+  const arrivals = new Map<string, number>();
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const id = (JSON.parse(Buffer.concat(chunks).toString()) as { payment_id: string })
+        .payment_id;
+      if (!arrivals.has(id)) arrivals.set(id, performance.now());
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+
+  const gw = await startGatewayProcess(db.url);
+  const app = await createApp(gw.url, { webhook_url: receiverUrl });
+  const ids = await seedPayments(db.url, app.app_id, EVENTS, true);
+  const serverKey = simulatorEndpoint('idr_psp', Buffer.from(MASTER_KEY, 'hex'), '').credentials
+    .serverKey as string;
+  const body = (id: string) => {
+    const gross = '1000.00';
+    return JSON.stringify({
+      transaction_time: '2026-11-22 12:00:00',
+      transaction_status: 'settlement',
+      transaction_id: `tx-${id}`,
+      status_message: 'midtrans payment notification',
+      status_code: '200',
+      signature_key: createHash('sha512').update(`${id}200${gross}${serverKey}`).digest('hex'),
+      payment_type: 'qris',
+      order_id: id,
+      gross_amount: gross,
+      fraud_status: 'accept',
+      currency: 'IDR',
+    });
+  };
+
+  const acks = new Map<string, number>();
+  let next = 0;
+  const started = performance.now();
+  const result = await load({
+    url: gw.url,
+    connections: s.connections,
+    amount: EVENTS,
+    requests: [
+      {
+        setupRequest: (req, context) => {
+          const id = ids[next++ % ids.length] as string;
+          (context as Record<string, string>).id = id;
+          return {
+            ...req,
+            method: 'POST',
+            path: '/webhooks/idr_psp',
+            body: body(id),
+            headers: { 'content-type': 'application/json' },
+          };
+        },
+        onResponse: (status, _body, context) => {
+          if (status === 200)
+            acks.set((context as Record<string, string>).id as string, performance.now());
+        },
+      },
+    ],
+  });
+  const deadline = Date.now() + 120_000;
+  while (arrivals.size < acks.size && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
+  const lastArrival = Math.max(...arrivals.values());
+  const lags = [...acks].map(([id, t]) => (arrivals.get(id) ?? Infinity) - t).sort((a, b) => a - b);
+  const rss = gw.peakRssMiB();
+  await gw.stop();
+  receiver.close();
+  return {
+    events: EVENTS,
+    connections: s.connections,
+    acknowledged: acks.size,
+    delivered: arrivals.size,
+    inbound: result,
+    events_per_s_sustained: Math.round(arrivals.size / ((lastArrival - started) / 1000)),
+    ack_to_delivery_p50_ms: percentile(lags, 0.5),
+    ack_to_delivery_p99_ms: percentile(lags, 0.99),
+    peak_rss_mib: rss,
+  };
+}
