@@ -14,11 +14,19 @@ import {
 } from './common.js';
 import { simulatorEndpoint } from './credentials.js';
 import {
+  decideCancel,
+  hasPendingRefund,
+  parseCancelBody,
+  settlePendingRefund,
+  type CancelOutcome,
+} from './idr_psp/refunds.js';
+import {
   applyAction,
   buildIdrNotification,
   expired,
   FINISHED_WORD,
   isDue,
+  isPaid,
   isSimChannel,
   merchantIdFor,
   newTransaction,
@@ -27,6 +35,7 @@ import {
   transactionWire,
   type SimChannel,
   type SimRef,
+  type SimRefund,
   type SimTransaction,
 } from './idr_psp/transactions.js';
 
@@ -57,9 +66,35 @@ function publicBase(gw: Gateway): string {
   return `${gw.urls.public}/sim/idr_psp`;
 }
 
-async function notify(sim: Sim, tx: SimTransaction): Promise<ActionResult> {
-  const body = buildIdrNotification(tx, sim.serverKey, publicBase(sim.gw));
+async function notify(
+  sim: Sim,
+  tx: SimTransaction,
+  failedRefund?: SimRefund,
+): Promise<ActionResult> {
+  const body = buildIdrNotification(tx, sim.serverKey, publicBase(sim.gw), failedRefund);
   return deliverToGateway(sim.gw, 'idr_psp', {}, JSON.stringify(body));
+}
+
+/** The paying-wallet actions on a paid transaction with a pending cross-wallet refund. */
+const REFUND_ACTIONS = ['refund_succeed', 'refund_fail'] as const;
+type RefundAction = (typeof REFUND_ACTIONS)[number];
+
+function isRefundAction(a: string): a is RefundAction {
+  return (REFUND_ACTIONS as readonly string[]).includes(a);
+}
+
+/** A wallet app name as QRIS issuers are named (gopay, ovo, dana, shopeepay...). */
+const WALLET = /^[a-z][a-z0-9_]{0,31}$/;
+
+/** An action parameter from the query string or, for the page's forms, the form body. */
+function actionParam(req: FastifyRequest, name: string): string | undefined {
+  const q = req.query as Record<string, unknown> | undefined;
+  const fromQuery = q?.[name];
+  if (typeof fromQuery === 'string') return fromQuery;
+  if ((header(req, 'content-type') ?? '').startsWith('application/x-www-form-urlencoded')) {
+    return new URLSearchParams(rawBody(req).toString('utf8')).get(name) ?? undefined;
+  }
+  return undefined;
 }
 
 /**
@@ -213,7 +248,7 @@ function renderPage(sim: Sim, reply: FastifyReply, ref: string, tx: SimTransacti
     status: view.transaction_status,
     details,
     actionBase: `payments/${ref}`,
-    actions: SIM_ACTIONS,
+    actions: isPaid(tx) && hasPendingRefund(tx) ? REFUND_ACTIONS : SIM_ACTIONS,
     ...(tx.finish_url ? { returnUrl: tx.finish_url } : {}),
   });
 }
@@ -234,6 +269,51 @@ function qrSvg(tx: SimTransaction): string {
     `<text x="10" y="30" font-family="sans-serif" font-size="16">QRIS ${esc(rupiahText(tx.gross_amount))} (test mode)</text>` +
     `${rows}</svg>`
   );
+}
+
+/**
+ * refund_succeed / refund_fail: the paying wallet settles a pending cross-wallet refund, and
+ * the provider notifies (refund or partial_refund; a declined one as a failed refunds[] entry).
+ * Optional parameters: refund_key (which pending refund), reason (refund_fail's text).
+ */
+async function refundAction(
+  sim: Sim,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  found: SimTransaction,
+  action: RefundAction,
+  ref: string,
+): Promise<FastifyReply> {
+  const refundKey = actionParam(req, 'refund_key');
+  const failureMessage = actionParam(req, 'reason');
+  const now = sim.clock.now();
+  const held: { problem?: string; refund?: SimRefund } = {};
+  const tx = await sim.transactions.update(found.order_id, (cur) => {
+    const r = settlePendingRefund(cur, action === 'refund_succeed' ? 'succeeded' : 'failed', now, {
+      ...(refundKey !== undefined ? { refundKey } : {}),
+      ...(failureMessage ? { failureMessage } : {}),
+    });
+    if ('problem' in r) {
+      held.problem = r.problem;
+      return null;
+    }
+    held.refund = r.refund;
+    return r.next;
+  });
+  if (!tx) return sendText(reply, 404, 'unknown reference');
+  if (held.problem || !held.refund)
+    return sendText(reply, 409, held.problem ?? 'no pending refund');
+  let result: ActionResult;
+  try {
+    result = await notify(sim, tx, held.refund.status === 'failed' ? held.refund : undefined);
+  } catch (err) {
+    sim.gw.log.warn({ err, order_id: tx.order_id }, 'idr_psp simulator: notification failed');
+    return sendText(reply, 502, 'notification delivery to the gateway failed');
+  }
+  return replyToAction(req.headers.accept, reply, result, {
+    pageUrl: `${publicBase(sim.gw)}/payments/${ref}`,
+    ...(tx.finish_url ? { returnUrl: tx.finish_url } : {}),
+  });
 }
 
 /** D9: the idr_psp simulator (Midtrans-style Snap + Core API), mounted at /sim/idr_psp. */
@@ -386,6 +466,43 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
       return sendJson(reply, 200, w);
     });
 
+    // Core API cancel: cancels a pending transaction; on a paid one it is the refund operation.
+    app.post<{ Params: { order_id: string } }>('/v2/:order_id/cancel', async (req, reply) => {
+      if (!authorized(sim, req)) return coreError(reply, 401, UNAUTHORIZED);
+      const parsed = parseCancelBody(rawBody(req));
+      if (!('request' in parsed)) return sendJson(reply, parsed.http, parsed.body);
+      const now = clock.now();
+      const held: { out?: CancelOutcome } = {};
+      const tx = await sim.transactions.update(req.params.order_id, (cur) => {
+        const out = decideCancel(cur, parsed.request, now);
+        held.out = out;
+        return out.kind === 'answered' ? null : out.next;
+      });
+      const out = held.out;
+      if (!tx || !out) return coreError(reply, 404, "Transaction doesn't exist.");
+      if (out.kind === 'lapsed') {
+        await notify(sim, tx).catch((err: unknown) =>
+          gw.log.warn({ err, order_id: tx.order_id }, 'idr_psp simulator: notification failed'),
+        );
+      }
+      sendJson(reply, out.answer.http, out.answer.body);
+      if (out.kind === 'canceled') {
+        // Like the provider, the notification follows the answer rather than preceding it.
+        setImmediate(() => {
+          notify(sim, tx).then(
+            (res) =>
+              gw.log.info(
+                { order_id: tx.order_id, gateway_status: res.gateway_status },
+                'idr_psp simulator sent cancel notification',
+              ),
+            (err: unknown) =>
+              gw.log.warn({ err, order_id: tx.order_id }, 'idr_psp simulator: notification failed'),
+          );
+        });
+      }
+      return reply;
+    });
+
     app.get<{ Params: { token: string } }>('/snap/v2/vtweb/:token', async (req, reply) => {
       const tx = await byRef(sim, req.params.token);
       if (!tx || tx.token !== req.params.token) return sendText(reply, 404, 'unknown reference');
@@ -417,10 +534,20 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
         const { ref, action } = req.params;
         const found = await byRef(sim, ref);
         if (!found) return sendText(reply, 404, 'unknown reference');
+        if (isRefundAction(action)) return refundAction(sim, req, reply, found, action, ref);
         if (!(SIM_ACTIONS as readonly string[]).includes(action)) {
           return sendText(reply, 404, 'unknown action');
         }
         const act = action as (typeof SIM_ACTIONS)[number];
+        const wallet = act === 'pay' ? actionParam(req, 'wallet') : undefined;
+        if (wallet !== undefined) {
+          if (found.qr_string === null) {
+            return sendText(reply, 400, 'wallet applies to QRIS payments only');
+          }
+          if (!WALLET.test(wallet)) {
+            return sendText(reply, 400, 'wallet must be a wallet name such as gopay or ovo');
+          }
+        }
         const now = clock.now();
         let outcome = 'finished' as 'applied' | 'lapsed' | 'finished';
         const tx = await sim.transactions.update(found.order_id, (cur) => {
@@ -434,7 +561,7 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
             return expired(cur);
           }
           outcome = 'applied';
-          return applyAction(cur, act, now);
+          return applyAction(cur, act, now, wallet ?? null);
         });
         if (!tx) return sendText(reply, 404, 'unknown reference');
         if (outcome === 'finished' || outcome === 'lapsed') {

@@ -85,6 +85,55 @@ const ROWS: [string, Partial<StatusFields>, InboundAction][] = [
     { transaction_status: 'refund', refund_amount: '5000.00' },
     { kind: 'refund', outcome: 'succeeded', providerRefundRef: 'tx-1', amountMinor: 5000 },
   ],
+  [
+    'settlement whose last refund failed (refund_fail notification)',
+    {
+      transaction_status: 'settlement',
+      status_message: "Refund declined by the buyer's wallet",
+      refunds: [
+        {
+          refund_chargeback_id: 9,
+          refund_amount: '10000.00',
+          refund_key: 'rk-9',
+          status: 'failed',
+        },
+      ],
+    },
+    {
+      kind: 'refund',
+      outcome: 'failed',
+      providerRefundRef: 'rk-9',
+      amountMinor: 10000,
+      errorText: "Refund declined by the buyer's wallet",
+    },
+  ],
+  [
+    'settlement with only completed refunds listed',
+    {
+      transaction_status: 'settlement',
+      refunds: [{ refund_chargeback_id: 3, refund_amount: '100.00', refund_key: 'rk-3' }],
+    },
+    { kind: 'payment', outcome: 'succeeded' },
+  ],
+  [
+    'partial_refund whose last refund failed: its own amount, not the total refunded',
+    {
+      transaction_status: 'partial_refund',
+      status_message: 'Wallet account closed',
+      refund_amount: '4000.00',
+      refunds: [
+        { refund_chargeback_id: 1, refund_amount: '4000.00', refund_key: 'rk-1' },
+        { refund_chargeback_id: 2, refund_amount: '3000.00', refund_key: 'rk-2', status: 'failed' },
+      ],
+    },
+    {
+      kind: 'refund',
+      outcome: 'failed',
+      providerRefundRef: 'rk-2',
+      amountMinor: 3000,
+      errorText: 'Wallet account closed',
+    },
+  ],
   ['chargeback', { transaction_status: 'chargeback' }, { kind: 'none' }],
   ['partial_chargeback', { transaction_status: 'partial_chargeback' }, { kind: 'none' }],
   ['unknown status', { transaction_status: 'something_new' }, { kind: 'none' }],

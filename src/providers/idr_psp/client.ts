@@ -3,6 +3,8 @@ import {
   type InboundAction,
   type ProviderContext,
   type ProviderPaymentRef,
+  type RefundInput,
+  type RefundResult,
   type RegisterPaymentInput,
   type RegisteredPayment,
 } from '../types.js';
@@ -13,6 +15,7 @@ import {
   parseProviderTime,
   QR_EXPIRY_MINUTES,
   VA_EXPIRY_HOURS,
+  type CancelRefundRequest,
   type ChargeRequest,
   type SnapTransactionRequest,
   type TransactionWire,
@@ -222,4 +225,71 @@ export async function fetchTransactionStatus(
     throw new ProviderError('indeterminate', 'idr_psp answered the status check without a status');
   }
   throw failure(a);
+}
+
+function cancelUrl(ctx: ProviderContext, paymentId: string): string {
+  return `${ctx.endpoint.baseUrl}/v2/${encodeURIComponent(paymentId)}/cancel`;
+}
+
+/**
+ * Refunds through the cancel operation (the provider refunds a settled QRIS or VA payment
+ * that way). refund_key is our refund id, so a retry after an unknown outcome gets the
+ * original refund back, and the provider's later refund notification names the same key.
+ * status_code 200: done; 201: accepted, the paying wallet settles it later (cross-wallet QRIS).
+ */
+export async function refundTransaction(
+  ctx: ProviderContext,
+  input: RefundInput,
+): Promise<RefundResult> {
+  if (input.currency !== 'IDR') {
+    throw new ProviderError('rejected', `idr_psp does not refund in ${input.currency}`);
+  }
+  const req: CancelRefundRequest = {
+    refund_key: input.refundId,
+    amount: toGrossAmount(input.amountMinor),
+  };
+  if (input.reason) req.reason = input.reason;
+  const a = await call(ctx, 'POST', cancelUrl(ctx, input.paymentId), req, input.refundId);
+  if (a.status !== 200 && a.status !== 201) throw failure(a);
+  const key = a.body.refund_key;
+  if (key !== undefined && key !== input.refundId) {
+    throw new ProviderError('indeterminate', 'idr_psp answered the refund with another refund_key');
+  }
+  return { status: a.status === 200 ? 'succeeded' : 'pending', providerRefundRef: input.refundId };
+}
+
+/**
+ * Cancels an unpaid transaction. The same operation refunds a paid one in full, so the status
+ * is read first and only a pending transaction is canceled; a payment that settles between
+ * the two calls is the provider's API's own race (see docs/providers/idr_psp.md).
+ */
+export async function cancelTransaction(
+  ctx: ProviderContext,
+  ref: ProviderPaymentRef,
+): Promise<void> {
+  const s = await call(
+    ctx,
+    'GET',
+    `${ctx.endpoint.baseUrl}/v2/${encodeURIComponent(ref.paymentId)}/status`,
+  );
+  const status = s.body.transaction_status;
+  // An expired transaction comes with status_code 407: its status still says what it is.
+  if (typeof status !== 'string' || s.status >= 500) {
+    if (s.status >= 300) throw failure(s);
+    throw new ProviderError('indeterminate', 'idr_psp answered the status check without a status');
+  }
+  if (status !== 'pending') {
+    throw new ProviderError(
+      'rejected',
+      `idr_psp transaction is ${status}, not pending: there is nothing to cancel`,
+    );
+  }
+  const a = await call(ctx, 'POST', cancelUrl(ctx, ref.paymentId));
+  if (a.status >= 300) throw failure(a);
+  if (a.body.transaction_status !== 'cancel') {
+    throw new ProviderError(
+      'rejected',
+      `idr_psp answered the cancel with transaction_status ${String(a.body.transaction_status)}`,
+    );
+  }
 }

@@ -30,6 +30,9 @@ export function mapTransactionStatus(tx: StatusFields): InboundAction {
   const status: TransactionStatus = raw;
   switch (status) {
     case 'settlement':
+      // A refund the paying wallet declined leaves the transaction settled; its
+      // notification names the refund as the last refunds[] entry.
+      if (tx.refunds?.at(-1)?.status === 'failed') return refundAction(tx);
       return { kind: 'payment', outcome: 'succeeded' };
     case 'capture':
       // Card captures wait for the fraud screen: challenge is resolved by a later event.
@@ -68,13 +71,16 @@ function refundAction(tx: StatusFields): InboundAction {
     last?.refund_key ||
     (last?.refund_chargeback_id !== undefined ? String(last.refund_chargeback_id) : '') ||
     tx.transaction_id;
-  const amountText = last?.refund_amount ?? tx.refund_amount;
+  const failed = last?.status === 'failed';
+  // The top-level refund_amount is the total refunded, never the amount of a declined one.
+  const amountText = failed ? last.refund_amount : (last?.refund_amount ?? tx.refund_amount);
   const amountMinor =
     amountText === undefined ? null : decimalToMinor(amountText, tx.currency || 'IDR');
   return {
     kind: 'refund',
-    outcome: 'succeeded',
+    outcome: failed ? 'failed' : 'succeeded',
     providerRefundRef: ref,
     ...(amountMinor === null ? {} : { amountMinor }),
+    ...(failed ? { errorText: tx.status_message } : {}),
   };
 }

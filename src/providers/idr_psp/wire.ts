@@ -125,14 +125,52 @@ export interface TransactionWire extends CoreResponse {
   permata_va_number?: string;
   bill_key?: string;
   biller_code?: string;
+  /** QRIS: the wallet the buyer paid with (the acquirer's own, or another one through QRIS). */
+  issuer?: string;
   refund_amount?: string;
-  refunds?: {
-    refund_chargeback_id?: number;
-    refund_amount?: string;
-    refund_key?: string;
-    created_at?: string;
-    reason?: string;
-  }[];
+  refunds?: RefundEntryWire[];
+}
+
+/** One refund of a transaction, as status answers and notifications list them. */
+export interface RefundEntryWire {
+  refund_chargeback_id?: number;
+  refund_amount?: string;
+  refund_key?: string;
+  created_at?: string;
+  reason?: string;
+  /**
+   * Only on the notification of a refund the paying wallet declined: 'failed'. Completed
+   * refunds carry no status (Midtrans lists completed refunds only).
+   */
+  status?: string;
+}
+
+/**
+ * POST /v2/{order_id}/cancel on a settled transaction refunds it. The body is optional
+ * (without one: a full refund under a key the provider picks).
+ */
+export interface CancelRefundRequest {
+  /** Our refund_id: the same key answers with the original refund, never a second one. */
+  refund_key: string;
+  /** Whole rupiah; absent means the full gross amount. */
+  amount: number;
+  reason?: string;
+}
+
+/** The answer to a refund: status_code "200" done, "201" pending at the paying wallet. */
+export interface RefundAnswerWire extends CoreResponse {
+  transaction_id: string;
+  order_id: string;
+  gross_amount: string;
+  currency: string;
+  payment_type: string;
+  transaction_time: string;
+  transaction_status: string;
+  refund_chargeback_id: number;
+  refund_amount: string;
+  refund_key: string;
+  /** "pending" while the paying wallet has not settled the refund. */
+  refund_status?: string;
 }
 
 /** An HTTP notification: the transaction plus the signature over it. */

@@ -5,6 +5,7 @@ import {
   VA_EXPIRY_HOURS,
   type NotificationWire,
   type ProviderAction,
+  type RefundEntryWire,
   type TransactionWire,
 } from '../../providers/idr_psp/wire.js';
 
@@ -24,7 +25,38 @@ export function isSimChannel(v: unknown): v is SimChannel {
 }
 
 /** The statuses a simulated QR/VA transaction goes through. */
-export type SimStatus = 'pending' | 'settlement' | 'deny' | 'cancel' | 'expire';
+export type SimStatus =
+  'pending' | 'settlement' | 'deny' | 'cancel' | 'expire' | 'refund' | 'partial_refund';
+
+/** Paid: settled, possibly refunded in part or in full since. */
+export function isPaid(tx: SimTransaction): boolean {
+  return (
+    tx.transaction_status === 'settlement' ||
+    tx.transaction_status === 'refund' ||
+    tx.transaction_status === 'partial_refund'
+  );
+}
+
+/**
+ * The QRIS acquirer of this merchant account, and its own wallet: a buyer paying with it is
+ * a same-wallet payment; any other wallet app paid through QRIS is cross-wallet.
+ */
+export const ACQUIRER_WALLET = 'gopay';
+
+/** One refund of a simulated transaction (stored inside the transaction). */
+export interface SimRefund {
+  refund_key: string;
+  refund_chargeback_id: number;
+  amount: number;
+  reason: string;
+  /** pending: a cross-wallet refund the paying wallet has not settled yet. */
+  status: 'pending' | 'succeeded' | 'failed';
+  created_ms: number;
+  settled_ms: number | null;
+  failure_message: string | null;
+  /** The answer to the request that created it, replayed for the same refund_key. */
+  answer: { http: number; body: Record<string, unknown> };
+}
 
 /** One provider transaction as the simulator stores it (sim_objects, kind 'transaction'). */
 export interface SimTransaction {
@@ -48,6 +80,9 @@ export interface SimTransaction {
   bill_key: string | null;
   biller_code: string | null;
   qr_string: string | null;
+  /** QRIS, once paid: the wallet the buyer paid with. Absent on rows older than refunds. */
+  wallet?: string | null;
+  refunds?: SimRefund[];
 }
 
 /** sim_objects kind 'ref': a provider_ref (Snap token or transaction_id) -> its order. */
@@ -168,11 +203,15 @@ export function expired(tx: SimTransaction): SimTransaction {
   };
 }
 
-/** The buyer's (or the tester's) action on a pending transaction. */
+/**
+ * The buyer's (or the tester's) action on a pending transaction. wallet: for QRIS, the wallet
+ * app the buyer pays with (default the acquirer's own); ignored for virtual accounts.
+ */
 export function applyAction(
   tx: SimTransaction,
   action: 'pay' | 'fail' | 'cancel' | 'expire',
   now: number,
+  wallet: string | null = null,
 ): SimTransaction {
   switch (action) {
     case 'pay':
@@ -181,6 +220,7 @@ export function applyAction(
         transaction_status: 'settlement',
         status_message: 'midtrans payment notification',
         settlement_time_ms: now,
+        wallet: tx.qr_string !== null ? (wallet ?? ACQUIRER_WALLET) : null,
       };
     case 'fail':
       return {
@@ -205,6 +245,8 @@ export const FINISHED_WORD: Record<Exclude<SimStatus, 'pending'>, string> = {
   deny: 'denied',
   cancel: 'canceled',
   expire: 'expired',
+  refund: 'refunded',
+  partial_refund: 'partially refunded',
 };
 
 /** Notification status codes; the status API answers an expired transaction with 407. */
@@ -214,6 +256,8 @@ function statusCode(status: SimStatus, forStatusApi: boolean): string {
       return '201';
     case 'settlement':
     case 'cancel':
+    case 'refund':
+    case 'partial_refund':
       return '200';
     case 'deny':
       return '202';
@@ -250,7 +294,8 @@ export function transactionWire(
     out.settlement_time = formatProviderTime(tx.settlement_time_ms);
   }
   if (tx.qr_string !== null) {
-    out.acquirer = 'gopay';
+    out.acquirer = ACQUIRER_WALLET;
+    if (tx.wallet) out.issuer = tx.wallet;
     out.qr_string = tx.qr_string;
     const actions: ProviderAction[] = [
       { name: 'generate-qr-code', method: 'GET', url: qrCodeUrl(opts.simBase, tx) },
@@ -265,7 +310,33 @@ export function transactionWire(
     out.bill_key = tx.bill_key;
     out.biller_code = tx.biller_code;
   }
+  const done = completedRefunds(tx);
+  if (done.length > 0) {
+    out.refund_amount = `${refundedAmount(tx)}.00`;
+    out.refunds = done.map(refundEntry);
+  }
   return out;
+}
+
+/** Completed refunds in the order they completed (the last one is the newest event). */
+export function completedRefunds(tx: SimTransaction): SimRefund[] {
+  return (tx.refunds ?? [])
+    .filter((r) => r.status === 'succeeded')
+    .sort((a, b) => (a.settled_ms ?? 0) - (b.settled_ms ?? 0));
+}
+
+export function refundedAmount(tx: SimTransaction): number {
+  return completedRefunds(tx).reduce((sum, r) => sum + r.amount, 0);
+}
+
+export function refundEntry(r: SimRefund): RefundEntryWire {
+  return {
+    refund_chargeback_id: r.refund_chargeback_id,
+    refund_amount: `${r.amount}.00`,
+    refund_key: r.refund_key,
+    created_at: formatProviderTime(r.created_ms),
+    ...(r.reason ? { reason: r.reason } : {}),
+  };
 }
 
 /**
@@ -278,8 +349,15 @@ export function buildIdrNotification(
   tx: SimTransaction,
   serverKey: string,
   simBase: string,
+  /** A refund the paying wallet declined: the transaction stays as it is, the event names it. */
+  failedRefund?: SimRefund,
 ): NotificationWire {
   const w = transactionWire(tx, { simBase, forStatusApi: false });
+  if (failedRefund) {
+    w.status_code = '202';
+    w.status_message = failedRefund.failure_message ?? 'Refund failed';
+    w.refunds = [...(w.refunds ?? []), { ...refundEntry(failedRefund), status: 'failed' }];
+  }
   const signature_key = createHash('sha512')
     .update(`${w.order_id}${w.status_code}${w.gross_amount}${serverKey}`)
     .digest('hex');
