@@ -46,6 +46,8 @@ export async function adminCancel(
   );
   if (!canceled) {
     const now = (await findPayment(deps.pool, payment.id)) as PaymentRow;
+    // The provider's own cancel notification may have finalized it first: same outcome.
+    if (now.status === 'canceled') return { status: 200, body: JSON.stringify(toPaymentView(now)) };
     return cancelTerminal(deps, now);
   }
   return { status: 200, body: JSON.stringify(toPaymentView(canceled)) };
