@@ -41,6 +41,7 @@ import {
   type SigningKey,
   type SigningKeyRecord,
 } from './wallet_psp/signing.js';
+import { registerRefundRoutes } from './wallet_psp/refunds.js';
 
 type SimAction = (typeof SIM_ACTIONS)[number];
 
@@ -185,6 +186,8 @@ export function walletPspSimulator(gw: Gateway, clock: SimClock) {
   }
 
   return async (app: FastifyInstance) => {
+    registerRefundRoutes(app, { gw, clock, apiBase: sim.apiBase, orders, authorize, deliver });
+
     app.post('/v1/oauth2/token', async (req, reply) => {
       const creds = sim.credentials();
       const m = /^Basic (\S+)$/.exec(header(req, 'authorization') ?? '');

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { walletPsp } from '../../src/providers/wallet_psp/index.js';
-import { orderAction } from '../../src/providers/wallet_psp/mapping.js';
+import {
+  WP_EVENT_TYPES,
+  orderAction,
+  refundOutcome,
+} from '../../src/providers/wallet_psp/mapping.js';
 import type { WpCapture, WpOrder, WpOrderStatus } from '../../src/providers/wallet_psp/wire.js';
 
 const pid = '0123456789abcdef0123456789abcdef';
@@ -140,6 +144,91 @@ describe('event mapping (docs/providers/wallet_psp.md)', () => {
       kind: 'none',
     });
   });
+  test('PAYMENT.CAPTURE.REFUNDED of our own refund: its id is the refund to match', () => {
+    const refund = {
+      id: 'REF2',
+      status: 'COMPLETED',
+      amount: { currency_code: 'USD', value: '25.99' },
+      custom_id: pid,
+      invoice_id: 'f'.repeat(32),
+      create_time: '2026-01-01T00:00:00Z',
+      update_time: '2026-01-01T00:00:00Z',
+      links: [{ href: 'https://api.example/v2/payments/captures/CAP1', rel: 'up', method: 'GET' }],
+    };
+    const body = {
+      id: 'WH-2',
+      event_type: 'PAYMENT.CAPTURE.REFUNDED',
+      resource_type: 'refund',
+      summary: '',
+      resource: refund,
+    };
+    assert.deepEqual(walletPsp.parseWebhook({}, Buffer.from(JSON.stringify(body))), {
+      eventType: 'PAYMENT.CAPTURE.REFUNDED',
+      paymentId: pid,
+      action: {
+        kind: 'refund',
+        outcome: 'succeeded',
+        providerRefundRef: 'REF2',
+        amountMinor: 2599,
+      },
+    });
+  });
+  test('PAYMENT.REFUND.FAILED -> refund failed, errorText = status_details.reason, else summary', () => {
+    const refund = {
+      id: 'REF3',
+      status: 'FAILED',
+      status_details: { reason: 'INSUFFICIENT_FUNDS' },
+      amount: { currency_code: 'EUR', value: '42.00' },
+      custom_id: pid,
+      create_time: '2026-01-01T00:00:00Z',
+      update_time: '2026-01-01T00:00:00Z',
+    };
+    assert.deepEqual(
+      action('PAYMENT.REFUND.FAILED', 'refund', refund, 'A 42.00 EUR refund failed'),
+      {
+        kind: 'refund',
+        outcome: 'failed',
+        providerRefundRef: 'REF3',
+        amountMinor: 4200,
+        errorText: 'INSUFFICIENT_FUNDS',
+      },
+    );
+    const bare: Partial<typeof refund> = { ...refund };
+    delete bare.status_details;
+    assert.deepEqual(action('PAYMENT.REFUND.FAILED', 'refund', bare, 'A 42.00 EUR refund failed'), {
+      kind: 'refund',
+      outcome: 'failed',
+      providerRefundRef: 'REF3',
+      amountMinor: 4200,
+      errorText: 'A 42.00 EUR refund failed',
+    });
+    assert.deepEqual(action('PAYMENT.REFUND.FAILED', 'refund', bare), {
+      kind: 'refund',
+      outcome: 'failed',
+      providerRefundRef: 'REF3',
+      amountMinor: 4200,
+      errorText: 'refund failed',
+    });
+  });
+  test('a refund event without custom_id or order id is a bad reference', () => {
+    const body = {
+      id: 'WH-3',
+      event_type: 'PAYMENT.REFUND.FAILED',
+      resource_type: 'refund',
+      summary: '',
+      resource: { id: 'REF4', status: 'FAILED' },
+    };
+    assert.throws(
+      () => walletPsp.parseWebhook({}, Buffer.from(JSON.stringify(body))),
+      /PAYMENT.REFUND.FAILED carries no custom_id or order id/,
+    );
+  });
+  test('every known event type is mapped', () => {
+    assert.ok(WP_EVENT_TYPES.includes('PAYMENT.REFUND.FAILED'));
+    for (const t of WP_EVENT_TYPES) {
+      assert.doesNotThrow(() => action(t, 'refund', { id: 'X', custom_id: pid }));
+    }
+  });
 });
 
 describe('order status mapping (fetchStatus)', () => {
@@ -170,5 +259,14 @@ describe('order status mapping (fetchStatus)', () => {
       outcome: 'failed',
       errorText: 'capture declined',
     });
+  });
+});
+
+describe('refund answer mapping (refund())', () => {
+  test('every refund status', () => {
+    assert.equal(refundOutcome('COMPLETED'), 'succeeded');
+    assert.equal(refundOutcome('PENDING'), 'pending');
+    assert.equal(refundOutcome('FAILED'), 'failed');
+    assert.equal(refundOutcome('CANCELLED'), 'failed');
   });
 });

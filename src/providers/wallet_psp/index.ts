@@ -10,6 +10,7 @@ import type {
 import { ProviderError } from '../types.js';
 import { apiCall, errorIssue, rejected } from './client.js';
 import { orderAction } from './mapping.js';
+import { refund } from './refund.js';
 import { parseWebhook, verifyWebhook } from './webhook.js';
 import { WP_CURRENCIES, type WpCreateOrderRequest, type WpOrder } from './wire.js';
 
@@ -96,4 +97,5 @@ export const walletPsp: PaymentProvider = {
   parseWebhook,
   fetchStatus,
   capture,
+  refund,
 };

@@ -1,6 +1,7 @@
 import { decimalToMinor } from '../../domain/money.js';
 import type { InboundAction } from '../types.js';
-import type { WpCapture, WpOrder, WpRefund } from './wire.js';
+import type { WpRefundResource, WpRefundStatus } from './refundWire.js';
+import type { WpCapture, WpOrder } from './wire.js';
 
 /** Every event type the adapter knows; anything else is acknowledged as { kind: 'none' }. */
 export const WP_EVENT_TYPES = [
@@ -13,6 +14,8 @@ export const WP_EVENT_TYPES = [
   'PAYMENT.CAPTURE.DECLINED',
   'PAYMENT.CAPTURE.REFUNDED',
   'PAYMENT.CAPTURE.REVERSED',
+  // Not a PayPal event: the simulator's way to report a PENDING refund that failed.
+  'PAYMENT.REFUND.FAILED',
 ] as const;
 export type WpEventType = (typeof WP_EVENT_TYPES)[number];
 
@@ -51,19 +54,13 @@ export function eventAction(type: WpEventType, resource: unknown, summary: strin
     // Held for review (eCheck, risk): a later COMPLETED or DENIED settles it.
     case 'PAYMENT.CAPTURE.PENDING':
       return { kind: 'none' };
-    case 'PAYMENT.CAPTURE.REFUNDED': {
-      const refund = resource as Partial<WpRefund>;
-      const action: InboundAction = {
-        kind: 'refund',
-        outcome: 'succeeded',
-        providerRefundRef: typeof refund.id === 'string' ? refund.id : '',
-      };
-      const amount = refund.amount;
-      if (amount && typeof amount.value === 'string' && typeof amount.currency_code === 'string') {
-        const minor = decimalToMinor(amount.value, amount.currency_code);
-        if (minor !== null) action.amountMinor = minor;
-      }
-      return action;
+    // The resource is the refund; its id is what the gateway stored as the refund's
+    // provider_ref, so a confirmation of our own synchronous refund matches it.
+    case 'PAYMENT.CAPTURE.REFUNDED':
+      return refundEventAction(resource as Partial<WpRefundResource>, 'succeeded');
+    case 'PAYMENT.REFUND.FAILED': {
+      const refund = resource as Partial<WpRefundResource>;
+      return refundEventAction(refund, 'failed', refundErrorText(refund, summary));
     }
     // A chargeback or reversal after settlement: the payment stays succeeded (terminal);
     // disputes are the operator's business at the provider.
@@ -71,6 +68,53 @@ export function eventAction(type: WpEventType, resource: unknown, summary: strin
       return { kind: 'none' };
     default:
       return unreachable(type);
+  }
+}
+
+function refundEventAction(
+  refund: Partial<WpRefundResource>,
+  outcome: 'succeeded' | 'failed',
+  errorText?: string,
+): InboundAction {
+  const action: InboundAction = {
+    kind: 'refund',
+    outcome,
+    providerRefundRef: typeof refund.id === 'string' ? refund.id : '',
+  };
+  const amount = refund.amount;
+  if (amount && typeof amount.value === 'string' && typeof amount.currency_code === 'string') {
+    const minor = decimalToMinor(amount.value, amount.currency_code);
+    if (minor !== null) action.amountMinor = minor;
+  }
+  if (errorText !== undefined) action.errorText = errorText;
+  return action;
+}
+
+/** Verbatim provider text for a failed refund: its reason, else the event summary. */
+export function refundErrorText(
+  refund: Partial<WpRefundResource> | undefined,
+  summary = '',
+): string {
+  const reason = refund?.status_details?.reason;
+  if (typeof reason === 'string' && reason) return reason;
+  return summary || 'refund failed';
+}
+
+/**
+ * What the refund call's answer means (refund()): COMPLETED is a synchronous refund, PENDING
+ * settles later by webhook, FAILED and CANCELLED are the provider saying no.
+ */
+export function refundOutcome(status: WpRefundStatus): 'succeeded' | 'pending' | 'failed' {
+  switch (status) {
+    case 'COMPLETED':
+      return 'succeeded';
+    case 'PENDING':
+      return 'pending';
+    case 'FAILED':
+    case 'CANCELLED':
+      return 'failed';
+    default:
+      return unreachable(status);
   }
 }
 

@@ -1,0 +1,407 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
+import type { Gateway } from '../../gateway.js';
+import { header, rawBody, sendJson, sendText } from '../../http/reply.js';
+import {
+  NOTE_TO_PAYER_MAX,
+  REFUND_ID_FIELD_MAX,
+  type WpRefundResource,
+} from '../../providers/wallet_psp/refundWire.js';
+import {
+  WP_HEADER,
+  type WpCapture,
+  type WpCaptureStatus,
+  type WpResourceType,
+} from '../../providers/wallet_psp/wire.js';
+import { SimStore, replyToAction, type ActionResult, type SimClock } from '../common.js';
+import {
+  WpApiError,
+  apiError,
+  orderCapture,
+  providerId,
+  providerTime,
+  type SimOrder,
+  type SimToken,
+} from './orders.js';
+
+/** Spec 4.3: capture refunds up to about 180 days from the capture (end included). */
+export const REFUND_WINDOW_MS = 180 * 86_400_000;
+
+/** The provider's refusals (details[0].description, verbatim in `refund failed: ...`). */
+export const REFUND_REFUSAL = {
+  timeLimit: 'You are over the time limit to perform a refund on this capture.',
+  amountExceeded:
+    'The refund amount must be less than or equal to the capture amount that has not yet been refunded.',
+  fullyRefunded: 'The capture has already been fully refunded.',
+  currencyMismatch: 'The refund currency must be the currency of the capture.',
+  notRefundable: 'The capture did not complete and cannot be refunded.',
+} as const;
+
+/** A refund whose note_to_payer contains this word (any case) stays PENDING (D9 trigger). */
+export const PENDING_TRIGGER = /pending/i;
+
+/** status_details.reason of a refund failed with the refund_fail action. */
+export const REFUND_FAILED_REASON = 'INSUFFICIENT_FUNDS';
+
+export interface SimRefundEntry {
+  refund: WpRefundResource;
+  amountMinor: number;
+  /** PayPal-Request-Id it was created with; a retry with it replays the refund. */
+  requestId: string | null;
+}
+
+/** Every refund of one capture, keyed by capture id (kind `capture_refunds`). */
+export interface SimCaptureRefunds {
+  orderId: string;
+  clientId: string;
+  refunds: SimRefundEntry[];
+}
+
+export interface ValidRefundRequest {
+  amount?: { currency: string; value: string };
+  note?: string;
+  customId?: string;
+  invoiceId?: string;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The provider's rules for a refund body; an empty body refunds what is left. */
+export function validateRefund(raw: Buffer): ValidRefundRequest | WpApiError {
+  const text = raw.toString('utf8').trim();
+  let body: unknown = {};
+  if (text !== '') {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+  }
+  if (!isObject(body)) {
+    return apiError(400, {
+      issue: 'MALFORMED_REQUEST_JSON',
+      description: 'The request JSON is not well formed.',
+    });
+  }
+  const out: ValidRefundRequest = {};
+  if (body.amount !== undefined) {
+    const a = body.amount;
+    if (!isObject(a) || typeof a.currency_code !== 'string' || typeof a.value !== 'string') {
+      return apiError(400, {
+        field: '/amount',
+        location: 'body',
+        issue: 'MISSING_REQUIRED_PARAMETER',
+        description: 'A required field / parameter is missing.',
+      });
+    }
+    if (!/^\d{1,10}\.\d{2}$/.test(a.value)) {
+      return apiError(422, {
+        field: '/amount/value',
+        value: a.value,
+        location: 'body',
+        issue: 'DECIMAL_PRECISION',
+        description: 'The amount must be a decimal with exactly two decimal places.',
+      });
+    }
+    if (/^0+\.00$/.test(a.value)) {
+      return apiError(422, {
+        field: '/amount/value',
+        value: a.value,
+        location: 'body',
+        issue: 'CANNOT_BE_ZERO_OR_NEGATIVE',
+        description: 'Must be greater than zero.',
+      });
+    }
+    out.amount = { currency: a.currency_code, value: a.value };
+  }
+  const fields: [string, number, keyof ValidRefundRequest][] = [
+    ['note_to_payer', NOTE_TO_PAYER_MAX, 'note'],
+    ['custom_id', REFUND_ID_FIELD_MAX, 'customId'],
+    ['invoice_id', REFUND_ID_FIELD_MAX, 'invoiceId'],
+  ];
+  for (const [name, max, key] of fields) {
+    const v = body[name];
+    if (v === undefined) continue;
+    if (typeof v !== 'string' || v.length < 1 || v.length > max) {
+      return apiError(400, {
+        field: `/${name}`,
+        location: 'body',
+        issue: 'INVALID_STRING_LENGTH',
+        description: `The value of a field is either too short or too long (1 to ${max}).`,
+      });
+    }
+    if (key !== 'amount') out[key] = v;
+  }
+  return out;
+}
+
+/** Money still counted against the capture: completed and pending refunds. */
+export function refundedMinor(refunds: readonly SimRefundEntry[]): number {
+  return refunds
+    .filter((r) => r.refund.status === 'COMPLETED' || r.refund.status === 'PENDING')
+    .reduce((sum, r) => sum + r.amountMinor, 0);
+}
+
+export type RefundDecision =
+  | { kind: 'replay'; entry: SimRefundEntry }
+  | { kind: 'refused'; error: WpApiError }
+  | { kind: 'refund'; amountMinor: number; status: 'COMPLETED' | 'PENDING' };
+
+/**
+ * The capture-refund rules, in the order the provider applies them: a repeated request id
+ * replays; then the capture must have completed, be inside the window (measured from its
+ * create_time on the simulator clock), not be fully refunded, and have room for the amount.
+ */
+export function decideRefund(input: {
+  capture: WpCapture;
+  refunds: readonly SimRefundEntry[];
+  request: ValidRefundRequest;
+  requestId: string | null;
+  now: number;
+}): RefundDecision {
+  const { capture, refunds, request, requestId, now } = input;
+  const replay = requestId ? refunds.find((r) => r.requestId === requestId) : undefined;
+  if (replay) return { kind: 'replay', entry: replay };
+  const refusal = (issue: string, description: string): RefundDecision => ({
+    kind: 'refused',
+    error: apiError(422, { issue, description }),
+  });
+  const refundable: readonly WpCaptureStatus[] = ['COMPLETED', 'PARTIALLY_REFUNDED', 'REFUNDED'];
+  if (!refundable.includes(capture.status)) {
+    return refusal('CAPTURE_NOT_REFUNDABLE', REFUND_REFUSAL.notRefundable);
+  }
+  if (now - Date.parse(capture.create_time) > REFUND_WINDOW_MS) {
+    return refusal('REFUND_TIME_LIMIT_EXCEEDED', REFUND_REFUSAL.timeLimit);
+  }
+  const currency = capture.amount.currency_code;
+  const captured = decimalToMinor(capture.amount.value, currency) ?? 0;
+  const remaining = captured - refundedMinor(refunds);
+  if (remaining <= 0) return refusal('CAPTURE_FULLY_REFUNDED', REFUND_REFUSAL.fullyRefunded);
+  let amountMinor = remaining;
+  if (request.amount) {
+    if (request.amount.currency !== currency) {
+      return refusal('CURRENCY_MISMATCH', REFUND_REFUSAL.currencyMismatch);
+    }
+    amountMinor = decimalToMinor(request.amount.value, currency) ?? Number.POSITIVE_INFINITY;
+  }
+  if (amountMinor > remaining) {
+    return refusal('REFUND_AMOUNT_EXCEEDED', REFUND_REFUSAL.amountExceeded);
+  }
+  const status = request.note && PENDING_TRIGGER.test(request.note) ? 'PENDING' : 'COMPLETED';
+  return { kind: 'refund', amountMinor, status };
+}
+
+/** The capture's status as its completed refunds leave it (PayPal updates it the same way). */
+export function captureStatusAfter(
+  capture: WpCapture,
+  refunds: readonly SimRefundEntry[],
+): WpCaptureStatus {
+  if (!['COMPLETED', 'PARTIALLY_REFUNDED', 'REFUNDED'].includes(capture.status)) {
+    return capture.status;
+  }
+  const captured = decimalToMinor(capture.amount.value, capture.amount.currency_code) ?? 0;
+  const done = refunds
+    .filter((r) => r.refund.status === 'COMPLETED')
+    .reduce((sum, r) => sum + r.amountMinor, 0);
+  if (done === 0) return 'COMPLETED';
+  return done >= captured ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
+}
+
+export interface RefundRouteDeps {
+  gw: Gateway;
+  clock: SimClock;
+  apiBase: () => string;
+  orders: SimStore<SimOrder>;
+  authorize: (req: FastifyRequest, reply: FastifyReply) => Promise<SimToken | null>;
+  deliver: (
+    eventType: string,
+    resourceType: WpResourceType,
+    resource: unknown,
+    summary: string,
+  ) => Promise<ActionResult>;
+}
+
+const REFUND_ACTIONS = {
+  refund_succeed: 'COMPLETED',
+  refund_fail: 'FAILED',
+} as const;
+
+/**
+ * Capture refunds (POST /v2/payments/captures/{id}/refund) and the scripted settlement of a
+ * PENDING refund (POST /payments/<order id>/refund_succeed | refund_fail).
+ */
+export function registerRefundRoutes(app: FastifyInstance, deps: RefundRouteDeps): void {
+  const { gw, clock, orders } = deps;
+  const store = new SimStore<SimCaptureRefunds>(gw.pool, 'wallet_psp', 'capture_refunds');
+
+  async function orderIdOfCapture(captureId: string): Promise<string | null> {
+    const known = await store.get(captureId);
+    if (known) return known.orderId;
+    // Captures live inside their order; the refund route is addressed by capture id.
+    const res = await gw.pool.query<{ id: string }>(
+      `SELECT id FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'order'
+         AND data #>> '{order,purchase_units,0,payments,captures,0,id}' = $1`,
+      [captureId],
+    );
+    return res.rows[0]?.id ?? null;
+  }
+
+  /** Mirrors the completed refunds in the order's capture status, as GET order shows it. */
+  async function syncCaptureStatus(orderId: string, refunds: readonly SimRefundEntry[]) {
+    await orders.update(orderId, (o) => {
+      const [unit, ...rest] = o.order.purchase_units;
+      const capture = orderCapture(o.order);
+      if (!unit || !capture) return null;
+      const status = captureStatusAfter(capture, refunds);
+      if (status === capture.status) return null;
+      const updated: WpCapture = { ...capture, status, update_time: providerTime(clock.now()) };
+      return {
+        ...o,
+        order: {
+          ...o.order,
+          purchase_units: [{ ...unit, payments: { captures: [updated] } }, ...rest],
+        },
+      };
+    });
+  }
+
+  function refundedEvent(refund: WpRefundResource): Promise<ActionResult> {
+    const amount = `${refund.amount.value} ${refund.amount.currency_code}`;
+    return deps.deliver(
+      'PAYMENT.CAPTURE.REFUNDED',
+      'refund',
+      refund,
+      `A ${amount} capture payment was refunded`,
+    );
+  }
+
+  function failedEvent(refund: WpRefundResource): Promise<ActionResult> {
+    const amount = `${refund.amount.value} ${refund.amount.currency_code}`;
+    return deps.deliver('PAYMENT.REFUND.FAILED', 'refund', refund, `A ${amount} refund failed`);
+  }
+
+  function notFound(id: string): WpApiError {
+    return apiError(404, {
+      field: 'capture_id',
+      value: id,
+      location: 'path',
+      issue: 'INVALID_RESOURCE_ID',
+      description:
+        'Specified resource ID does not exist. Please check the resource ID and try again.',
+    });
+  }
+
+  app.post<{ Params: { id: string } }>('/v2/payments/captures/:id/refund', async (req, reply) => {
+    const token = await deps.authorize(req, reply);
+    if (!token) return reply;
+    const captureId = req.params.id;
+    const request = validateRefund(rawBody(req));
+    if (request instanceof WpApiError) return sendJson(reply, request.status, request.body);
+    const orderId = await orderIdOfCapture(captureId);
+    const found = orderId ? await orders.get(orderId) : null;
+    const capture = found ? orderCapture(found.order) : undefined;
+    if (!orderId || !found || found.clientId !== token.clientId || capture?.id !== captureId) {
+      const err = notFound(captureId);
+      return sendJson(reply, err.status, err.body);
+    }
+    const requestId = header(req, WP_HEADER.requestId) ?? null;
+    await store.create(captureId, { orderId, clientId: token.clientId, refunds: [] });
+    const now = clock.now();
+    let decision: RefundDecision | null = null;
+    const updated = await store.update(captureId, (s) => {
+      decision = decideRefund({ capture, refunds: s.refunds, request, requestId, now });
+      if (decision.kind !== 'refund') return null;
+      const t = providerTime(now);
+      const id = providerId();
+      const currency = capture.amount.currency_code;
+      const refund: WpRefundResource = {
+        id,
+        status: decision.status,
+        amount: { currency_code: currency, value: minorToDecimal(decision.amountMinor, currency) },
+        create_time: t,
+        update_time: t,
+        links: [
+          { href: `${deps.apiBase()}/v2/payments/refunds/${id}`, rel: 'self', method: 'GET' },
+          { href: `${deps.apiBase()}/v2/payments/captures/${captureId}`, rel: 'up', method: 'GET' },
+        ],
+      };
+      const customId = request.customId ?? capture.custom_id;
+      const invoiceId = request.invoiceId ?? capture.invoice_id;
+      if (customId) refund.custom_id = customId;
+      if (invoiceId) refund.invoice_id = invoiceId;
+      if (request.note) refund.note_to_payer = request.note;
+      return {
+        ...s,
+        refunds: [...s.refunds, { refund, amountMinor: decision.amountMinor, requestId }],
+      };
+    });
+    const d = decision as RefundDecision | null;
+    if (!updated || !d) {
+      const err = notFound(captureId);
+      return sendJson(reply, err.status, err.body);
+    }
+    if (d.kind === 'refused') return sendJson(reply, d.error.status, d.error.body);
+    if (d.kind === 'replay') return sendJson(reply, 200, d.entry.refund);
+    const entry = updated.refunds[updated.refunds.length - 1] as SimRefundEntry;
+    await syncCaptureStatus(orderId, updated.refunds);
+    if (entry.refund.status === 'COMPLETED') {
+      // As PayPal does, a completed refund is also announced by webhook (after the answer).
+      const refund = entry.refund;
+      setTimeout(() => {
+        refundedEvent(refund).catch((err: unknown) =>
+          gw.log.warn({ err, refund_id: refund.id }, 'wallet_psp simulator: refund event failed'),
+        );
+      }, 10);
+    }
+    return sendJson(reply, 201, entry.refund);
+  });
+
+  for (const [action, status] of Object.entries(REFUND_ACTIONS)) {
+    app.post<{ Params: { ref: string } }>(`/payments/:ref/${action}`, async (req, reply) => {
+      const ref = req.params.ref;
+      const found = await orders.get(ref);
+      if (!found) return sendText(reply, 404, 'unknown reference');
+      const capture = orderCapture(found.order);
+      let settled: SimRefundEntry | null = null;
+      const updated = capture
+        ? await store.update(capture.id, (s) => {
+            // The newest pending refund (the gateway allows one at a time per payment).
+            let i = s.refunds.length - 1;
+            while (i >= 0 && s.refunds[i]?.refund.status !== 'PENDING') i--;
+            const pending = s.refunds[i];
+            if (!pending) return null;
+            const refund: WpRefundResource = {
+              ...pending.refund,
+              status,
+              update_time: providerTime(clock.now()),
+            };
+            delete refund.status_details;
+            if (status === 'FAILED') refund.status_details = { reason: REFUND_FAILED_REASON };
+            settled = { ...pending, refund };
+            const refunds = [...s.refunds];
+            refunds[i] = settled;
+            return { ...s, refunds };
+          })
+        : null;
+      const done = settled as SimRefundEntry | null;
+      if (!updated || !done) {
+        return sendText(reply, 409, `cannot ${action}: order ${ref} has no pending refund`);
+      }
+      await syncCaptureStatus(ref, updated.refunds);
+      let result: ActionResult;
+      try {
+        result =
+          status === 'COMPLETED'
+            ? await refundedEvent(done.refund)
+            : await failedEvent(done.refund);
+      } catch (err) {
+        gw.log.warn({ err, order_id: ref }, 'wallet_psp simulator: gateway unreachable');
+        return sendText(reply, 502, 'simulator could not reach the gateway');
+      }
+      const pageUrl = `${gw.urls.public}/sim/wallet_psp/checkoutnow?token=${encodeURIComponent(ref)}`;
+      return replyToAction(req.headers.accept, reply, result, { pageUrl });
+    });
+  }
+}
