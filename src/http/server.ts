@@ -4,6 +4,7 @@ import type { Gateway } from '../gateway.js';
 import { registerSimulators } from '../simulators/index.js';
 import { sendText } from './reply.js';
 import { adminRoutes, metricsRoute } from './routes/admin.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 import { healthRoutes } from './routes/health.js';
 import { v1Routes } from './routes/v1.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -62,6 +63,7 @@ export function buildHttpServer(gw: Gateway) {
   app.register(webhookRoutes(gw));
   app.register(adminRoutes(gw), { prefix: '/admin' });
   app.register(metricsRoute(gw));
+  app.register(dashboardRoutes());
   if (gw.config.simulators) app.register(registerSimulators(gw), { prefix: '/sim' });
   return app;
 }

@@ -1,0 +1,82 @@
+/**
+ * The one way the dashboard talks to the gateway: the admin API with the operator's token as
+ * a bearer header. The token lives in sessionStorage (gone when the tab closes) and never in
+ * a URL. A 401 anywhere ends the session and returns to the sign-in screen.
+ */
+const TOKEN_KEY = 'paygate.adminToken';
+
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+  ) {
+    super(status === 0 ? body : `${status}: ${body || 'request failed'}`);
+  }
+}
+
+type Listener = (reason: 'expired' | 'signed-out') => void;
+const listeners = new Set<Listener>();
+
+export function onSessionEnd(fn: Listener): () => void {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+export function getToken(): string | null {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+export function setToken(token: string): void {
+  sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+export function signOut(reason: 'expired' | 'signed-out' = 'signed-out'): void {
+  sessionStorage.removeItem(TOKEN_KEY);
+  for (const fn of listeners) fn(reason);
+}
+
+/** A request with an explicit token (sign-in checks a token before storing it). */
+export async function request<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string | null = getToken(),
+): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: 'no-store',
+      credentials: 'omit',
+    });
+  } catch {
+    throw new ApiFailure(0, 'the gateway did not answer (network error)');
+  }
+  const text = await res.text();
+  if (!res.ok) throw new ApiFailure(res.status, text.trim());
+  return (text === '' ? null : JSON.parse(text)) as T;
+}
+
+/** A request in the signed-in session; a 401 ends the session. */
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  try {
+    return await request<T>(method, path, body);
+  } catch (err) {
+    if (err instanceof ApiFailure && err.status === 401) signOut('expired');
+    throw err;
+  }
+}
+
+export function query(params: Record<string, string | number | null | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  }
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}

@@ -1,0 +1,112 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { getToken, onSessionEnd, signOut } from './api';
+import { Link } from './components';
+import { Apps } from './pages/Apps';
+import { Deliveries } from './pages/Deliveries';
+import { Balances } from './pages/Money';
+import { Overview } from './pages/Overview';
+import { PaymentDetailPage } from './pages/PaymentDetail';
+import { Payments } from './pages/Payments';
+import { Refunds } from './pages/Refunds';
+import { SignIn } from './pages/SignIn';
+import { href, useLocation, type Location } from './router';
+import './styles.css';
+
+const NAV: { path: string; label: string }[] = [
+  { path: '/', label: 'Overview' },
+  { path: '/payments', label: 'Payments' },
+  { path: '/refunds', label: 'Refunds' },
+  { path: '/balances', label: 'Balances' },
+  { path: '/apps', label: 'Apps' },
+  { path: '/deliveries', label: 'Dead deliveries' },
+];
+
+function Page({ loc }: { loc: Location }) {
+  const detail = /^\/payments\/([^/]+)$/.exec(loc.path);
+  if (detail?.[1]) return <PaymentDetailPage key={detail[1]} id={detail[1]} />;
+  switch (loc.path) {
+    case '/':
+      return <Overview loc={loc} />;
+    case '/payments':
+      return <Payments loc={loc} />;
+    case '/refunds':
+      return <Refunds loc={loc} />;
+    case '/balances':
+      return <Balances loc={loc} />;
+    case '/apps':
+      return <Apps />;
+    case '/deliveries':
+      return <Deliveries />;
+    default:
+      return (
+        <>
+          <h1>Not found</h1>
+          <p>
+            No screen at this address. <Link href={href('/')}>Go to the overview</Link>.
+          </p>
+        </>
+      );
+  }
+}
+
+function Shell() {
+  const loc = useLocation();
+  const [signedIn, setSignedIn] = useState(() => getToken() !== null);
+  const [notice, setNotice] = useState<string | null>(null);
+  useEffect(
+    () =>
+      onSessionEnd((reason) => {
+        setSignedIn(false);
+        setNotice(
+          reason === 'expired'
+            ? 'The gateway refused the token (401). Sign in again.'
+            : 'Signed out.',
+        );
+      }),
+    [],
+  );
+
+  if (!signedIn) {
+    return (
+      <SignIn
+        notice={notice}
+        onSignedIn={() => {
+          setNotice(null);
+          setSignedIn(true);
+        }}
+      />
+    );
+  }
+  const section = loc.path.startsWith('/payments') ? '/payments' : loc.path;
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">Paygate</span>
+        <nav aria-label="Screens">
+          <ul>
+            {NAV.map((n) => (
+              <li key={n.path}>
+                <Link href={href(n.path)} aria-current={section === n.path ? 'page' : undefined}>
+                  {n.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <button type="button" class="signout" onClick={() => signOut('signed-out')}>
+          Sign out
+        </button>
+      </header>
+      <main id="main">
+        <Page loc={loc} />
+      </main>
+    </>
+  );
+}
+
+const root = document.getElementById('app');
+if (root) render(<Shell />, root);

@@ -1,0 +1,202 @@
+import { useState } from 'preact/hooks';
+import { query } from '../api';
+import { Badge, Empty, Link, Load, Money, PageTitle, Time, useApi } from '../components';
+import { shortId } from '../format';
+import { href, navigate, type Location } from '../router';
+import { MODES, PAYMENT_STATUSES, type PaymentRow } from '../types';
+
+const LIMITS = [25, 50, 100];
+const HEX32 = /^[0-9a-f]{32}$/;
+
+// Cursors of the pages before this one, so "Newer" walks back the way "Older" came.
+const trail: string[] = [];
+
+export function Payments({ loc }: { loc: Location }) {
+  const mode = loc.params.get('mode') ?? '';
+  const status = loc.params.get('status') ?? '';
+  const limitParam = Number(loc.params.get('limit') ?? '50');
+  const limit =
+    Number.isInteger(limitParam) && limitParam >= 1 && limitParam <= 1000 ? limitParam : 50;
+  const before = loc.params.get('before') ?? '';
+  const r = useApi<{ payments: PaymentRow[] }>(
+    `/admin/payments${query({ mode, status, limit, before })}`,
+  );
+  const go = (next: Record<string, string | number>, keepTrail = false) => {
+    if (!keepTrail) trail.length = 0;
+    navigate(href('/payments', { mode, status, limit, before: '', ...next }));
+  };
+
+  return (
+    <>
+      <PageTitle title="Payments">Payments</PageTitle>
+      <div class="toolbar">
+        <form class="filters" onSubmit={(e) => e.preventDefault()}>
+          <label>
+            Mode
+            <select name="mode" value={mode} onChange={(e) => go({ mode: e.currentTarget.value })}>
+              <option value="">all modes</option>
+              {MODES.map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Status
+            <select
+              name="status"
+              value={status}
+              onChange={(e) => go({ status: e.currentTarget.value })}
+            >
+              <option value="">any status</option>
+              {PAYMENT_STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Per page
+            <select
+              name="limit"
+              value={String(limit)}
+              onChange={(e) => go({ limit: Number(e.currentTarget.value) })}
+            >
+              {(LIMITS.includes(limit) ? LIMITS : [...LIMITS, limit].sort((a, b) => a - b)).map(
+                (l) => (
+                  <option key={l} value={String(l)}>
+                    {l}
+                  </option>
+                ),
+              )}
+            </select>
+          </label>
+        </form>
+        <OpenById />
+      </div>
+
+      <Load r={r} what="payments">
+        {({ payments }) => {
+          // The status filter is the API's; this keeps the page honest if a row slips through.
+          const rows = status ? payments.filter((p) => p.status === status) : payments;
+          const last = payments[payments.length - 1];
+          return (
+            <>
+              {rows.length === 0 ? (
+                <Empty>{before ? 'No older payments.' : 'No payments match these filters.'}</Empty>
+              ) : (
+                <div class="table-wrap">
+                  <table id="payments-table">
+                    <thead>
+                      <tr>
+                        <th>Payment</th>
+                        <th>Created</th>
+                        <th>Status</th>
+                        <th class="num">Amount</th>
+                        <th>Method</th>
+                        <th>Provider</th>
+                        <th>Mode</th>
+                        <th>Refund</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {rows.map((p) => (
+                        <tr key={p.id} data-id={p.id}>
+                          <td>
+                            <Link class="mono" href={href(`/payments/${p.id}`)} title={p.id}>
+                              {shortId(p.id)}
+                            </Link>
+                          </td>
+                          <td>
+                            <Time iso={p.created_at} />
+                          </td>
+                          <td>
+                            <Badge value={p.status} />
+                          </td>
+                          <td class="num">
+                            <Money minor={p.amount_minor} currency={p.currency} />
+                          </td>
+                          <td>{p.method}</td>
+                          <td>{p.provider}</td>
+                          <td>{p.mode}</td>
+                          <td>
+                            <Badge value={p.refund_status} />
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              )}
+              <nav class="pager" aria-label="Pages">
+                <button
+                  type="button"
+                  disabled={!before}
+                  onClick={() => {
+                    const prev = trail.pop();
+                    go({ before: prev ?? '' }, true);
+                  }}
+                >
+                  ← Newer
+                </button>
+                <button
+                  type="button"
+                  disabled={payments.length < limit || !last}
+                  onClick={() => {
+                    if (!last) return;
+                    trail.push(before);
+                    go({ before: last.id }, true);
+                  }}
+                >
+                  Older →
+                </button>
+              </nav>
+            </>
+          );
+        }}
+      </Load>
+    </>
+  );
+}
+
+function OpenById() {
+  const [id, setId] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <form
+      class="open-by-id"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const v = id.trim().toLowerCase();
+        if (!HEX32.test(v)) {
+          setError('A payment id is 32 hex characters.');
+          return;
+        }
+        setError(null);
+        navigate(href(`/payments/${v}`));
+      }}
+    >
+      <label for="open-id">Open payment by id</label>
+      <div class="inline">
+        <input
+          id="open-id"
+          class="mono"
+          value={id}
+          spellcheck={false}
+          autoComplete="off"
+          placeholder="32 hex characters"
+          onInput={(e) => setId(e.currentTarget.value)}
+          aria-describedby={error ? 'open-id-error' : undefined}
+        />
+        <button type="submit">Open</button>
+      </div>
+      {error && (
+        <p id="open-id-error" class="state error" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,180 @@
+/**
+ * The admin API shapes the dashboard reads (spec 4.6, decisions D1, D6, D8, D11). Fields the
+ * contract calls "more fields" are optional so that a leaner answer still renders.
+ */
+export type Mode = 'test' | 'sandbox' | 'live';
+export const MODES: readonly Mode[] = ['test', 'sandbox', 'live'];
+export const PAYMENT_STATUSES = ['initiated', 'succeeded', 'failed', 'canceled'] as const;
+
+export interface CurrencyTotals {
+  currency: string;
+  succeeded_count: number;
+  succeeded_minor: number;
+  refunded_count?: number;
+  refunded_minor: number;
+  net_minor: number;
+  failed_count?: number;
+  canceled_count?: number;
+  initiated_count?: number;
+}
+
+export interface CountFields {
+  succeeded_count: number;
+  refunded_count?: number;
+  failed_count?: number;
+  canceled_count?: number;
+  initiated_count?: number;
+  by_currency?: CurrencyTotals[];
+}
+
+export interface AppSummary extends CountFields {
+  app_id: string;
+  app_name: string;
+  app_mode: Mode;
+}
+
+export interface ProviderSummary extends CountFields {
+  provider: string;
+}
+
+export interface Summary {
+  since: string;
+  as_of: string;
+  mode: string;
+  by_app: AppSummary[];
+  by_provider: ProviderSummary[];
+  by_currency: CurrencyTotals[];
+}
+
+export interface Timeseries {
+  days: number;
+  mode: string;
+  buckets: { day: string; currency: string; succeeded_count: number; succeeded_minor: number }[];
+}
+
+export interface PaymentRow {
+  id: string;
+  mode: Mode;
+  status: string;
+  amount_minor: number;
+  currency: string;
+  method: string;
+  provider: string;
+  refund_status: string | null;
+  created_at: string;
+  app_id?: string;
+  invoice_number?: string | null;
+  [field: string]: unknown;
+}
+
+export interface RefundRow {
+  id: string;
+  mode: Mode;
+  amount_minor: number;
+  payment_id?: string;
+  status?: string;
+  currency?: string;
+  reason?: string;
+  provider_ref?: string;
+  created_at?: string;
+  [field: string]: unknown;
+}
+
+export interface DeliveryAttempt {
+  [field: string]: unknown;
+}
+
+export interface PaymentDelivery {
+  [field: string]: unknown;
+  attempts?: DeliveryAttempt[] | number;
+}
+
+export interface PaymentDetail {
+  [field: string]: unknown;
+  status: string;
+  amount_minor: number;
+  currency: string;
+  last_error?: string;
+  refund?: RefundRow | null;
+  deliveries?: PaymentDelivery[];
+}
+
+export interface InboundEvent {
+  id: number;
+  provider: string;
+  received_at: string;
+  signature_valid: boolean;
+  event_type: string | null;
+  payment_id: string | null;
+  outcome: string;
+  raw_body: string;
+}
+
+export interface Balance {
+  provider: string;
+  mode?: Mode;
+  source: string;
+  currency: string;
+  available_minor: number;
+  as_of?: string;
+  /** Why a provider with a balance API shows a calculated figure. */
+  error?: string;
+}
+
+export interface Balances {
+  balances: Balance[];
+  errors?: { provider: string; mode: Mode; error: string }[];
+}
+
+export interface Payout {
+  provider: string;
+  mode?: Mode;
+  source: string;
+  items: Record<string, unknown>[];
+  error?: string;
+}
+
+export interface Payouts {
+  since?: string;
+  until?: string;
+  payouts: Payout[];
+}
+
+export interface App {
+  app_id: string;
+  name: string;
+  mode: Mode;
+  api_key: string;
+  webhook_url: string | null;
+  allowed_providers: string[];
+  allowed_methods: Record<string, string[]>;
+  created_at: string;
+}
+
+export interface AppSecrets extends App {
+  signing_secret: string;
+  webhook_secret: string;
+}
+
+export interface Delivery {
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  app_id: string;
+  payment_id: string | null;
+  status: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Every method each provider supports (the gateway's routing table, D1 defaults). */
+export const PROVIDER_METHODS: Record<string, readonly string[]> = {
+  idr_psp: ['qris', 'va_bca', 'va_mandiri', 'va_bni', 'va_bri', 'va_permata'],
+  card_psp: ['card_psp'],
+  wallet_psp: ['wallet_psp'],
+};
+export const PROVIDERS = Object.keys(PROVIDER_METHODS);
