@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, afterEach, before, describe, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { assertError, count, nowSeconds, paymentBody } from '../helpers/core.js';
+import { assertError, count, nowSeconds, paymentBody, sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { sign, type HttpResult } from '../helpers/http.js';
 
@@ -421,5 +421,95 @@ describe('502 provider not configured for the mode (D3)', () => {
     } finally {
       await off.stop();
     }
+  });
+});
+
+describe('500 internal failures are retryable with the same Idempotency-Key (spec 7)', () => {
+  // A gateway of its own: these failures are staged with constraints and triggers in its database.
+  let g: TestGateway;
+  let shop: AppWithSecrets;
+  before(async () => {
+    g = await startTestGateway();
+    shop = await g.createApp({ name: 'Fragile shop' });
+  });
+  after(async () => {
+    await g?.stop();
+  });
+
+  const post = (body: object, key: string) =>
+    g.v1(shop, 'POST', '/v1/payments', body, { 'Idempotency-Key': key });
+
+  test('500 customer upsert failed: nothing written; the retry succeeds', async () => {
+    const body = paymentBody({ external_user_id: 'boom-customer' });
+    await sql(
+      g.databaseUrl,
+      "ALTER TABLE customers ADD CONSTRAINT t_boom CHECK (external_user_id <> 'boom-customer')",
+    );
+    try {
+      assertError(await post(body, 'cust-1'), 500, 'customer upsert failed');
+      await assertNothingWritten(g);
+    } finally {
+      await sql(g.databaseUrl, 'ALTER TABLE customers DROP CONSTRAINT t_boom');
+    }
+    const retry = await post(body, 'cust-1');
+    assert.equal(retry.status, 201, retry.text);
+  });
+
+  test('500 payment create failed: the customer upsert is rolled back too; the retry succeeds', async () => {
+    const body = paymentBody({ external_user_id: 'boom-payment' });
+    await sql(
+      g.databaseUrl,
+      "ALTER TABLE payments ADD CONSTRAINT t_boom CHECK (external_user_id <> 'boom-payment')",
+    );
+    try {
+      assertError(await post(body, 'pay-1'), 500, 'payment create failed');
+      assert.equal(
+        await count(g.databaseUrl, "customers WHERE external_user_id = 'boom-payment'"),
+        0,
+      );
+      assert.equal(
+        await count(g.databaseUrl, "payments WHERE external_user_id = 'boom-payment'"),
+        0,
+      );
+    } finally {
+      await sql(g.databaseUrl, 'ALTER TABLE payments DROP CONSTRAINT t_boom');
+    }
+    const retry = await post(body, 'pay-1');
+    assert.equal(retry.status, 201, retry.text);
+  });
+
+  test('500 store provider_ref: the retry resumes the same payment, one registration', async () => {
+    const body = paymentBody({ external_user_id: 'boom-store' });
+    await sql(
+      g.databaseUrl,
+      `CREATE FUNCTION t_boom() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN RAISE EXCEPTION 'staged failure'; END $$;
+       CREATE TRIGGER t_boom BEFORE UPDATE OF provider_ref ON payments FOR EACH ROW
+       WHEN (NEW.external_user_id = 'boom-store') EXECUTE FUNCTION t_boom();`,
+    );
+    try {
+      assertError(await post(body, 'store-1'), 500, 'store provider_ref');
+    } finally {
+      await sql(g.databaseUrl, 'DROP TRIGGER t_boom ON payments; DROP FUNCTION t_boom()');
+    }
+    const [orphan] = await sql<{ id: string; provider_ref: string | null }>(
+      g.databaseUrl,
+      "SELECT id, provider_ref FROM payments WHERE external_user_id = 'boom-store'",
+    );
+    assert.ok(orphan);
+    assert.equal(orphan.provider_ref, null);
+    const retry = await post(body, 'store-1');
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(retry.json<{ payment_id: string }>().payment_id, orphan.id);
+    assert.equal(await count(g.databaseUrl, "payments WHERE external_user_id = 'boom-store'"), 1);
+    assert.equal(
+      await count(
+        g.databaseUrl,
+        "sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1",
+        [orphan.id],
+      ),
+      1,
+      'one provider registration for the payment',
+    );
   });
 });
