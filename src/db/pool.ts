@@ -12,11 +12,32 @@ export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 export type Queryable = Pick<pg.Pool, 'query'>;
 
+/**
+ * Commits on these connections do not wait for the WAL flush (synchronous_commit=off):
+ * a request makes several commits, and waiting for a disk flush after each would bound the
+ * gateway by the disk's flush rate several times over. Durability comes from one barrier,
+ * `durable()`, before anything leaves the process: every reply to a state-changing request,
+ * every outbound delivery, every money-moving provider call. See docs/adr/0002.
+ */
 export function createPool(connectionString: string, max = 20): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    idleTimeoutMillis: 30_000,
+    options: '-c synchronous_commit=off',
+  });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   return pool;
+}
+
+/**
+ * Returns once every commit made so far, on any connection, is on disk: a transaction with
+ * an xid commits synchronously, and flushing the WAL up to its commit record flushes every
+ * earlier commit too. Concurrent barriers share one flush (PostgreSQL's group commit).
+ */
+export async function durable(pool: Queryable): Promise<void> {
+  await pool.query('BEGIN; SET LOCAL synchronous_commit = on; SELECT pg_current_xact_id(); COMMIT');
 }
 
 /** Runs fn in one transaction on one client; rolls back on any error. */

@@ -1,5 +1,6 @@
 import { decryptSecret } from '../auth/crypto.js';
 import { DELIVERY_CHANNEL } from '../db/outbox.js';
+import { durable } from '../db/pool.js';
 import type { Gateway } from '../gateway.js';
 import { deadDeliveries, deliveryAttempts, deliveryDuration } from '../metrics.js';
 import { retryDelayMs, verdict } from './schedule.js';
@@ -105,6 +106,15 @@ export class DeliveryWorker {
           claimed = (await this.gw.pool.query<Claimed>(CLAIM_SQL, [free, this.leaseMs])).rows;
         } catch (err) {
           if (this.running) this.gw.log.error({ err }, 'delivery claim failed');
+        }
+      }
+      if (claimed.length > 0) {
+        // An event must be on disk before the app hears of it (db/pool.ts).
+        try {
+          await durable(this.gw.pool);
+        } catch (err) {
+          this.gw.log.error({ err }, 'durability barrier failed; claims retried after their lease');
+          claimed = [];
         }
       }
       for (const d of claimed) {

@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError } from 'fastify';
+import { durable } from '../db/pool.js';
 import { ApiError } from '../domain/errors.js';
 import type { Gateway } from '../gateway.js';
 import { registerSimulators } from '../simulators/index.js';
@@ -34,6 +35,19 @@ export function buildHttpServer(gw: Gateway) {
       if (gw.phase === 'draining') reply.header('Connection', 'close');
       return sendText(reply, 503, 'service unavailable');
     }
+  });
+
+  // Nothing a state-changing request wrote is acknowledged before it is on disk (db/pool.ts).
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return payload;
+    try {
+      await durable(gw.pool);
+    } catch (err) {
+      req.log.error({ err, reqId: req.id }, 'durability barrier failed');
+      reply.code(503).header('Retry-After', '1').type('text/plain; charset=utf-8');
+      return 'service unavailable';
+    }
+    return payload;
   });
 
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {

@@ -2,7 +2,7 @@ import type { AppRow } from '../db/apps.js';
 import * as idem from '../db/idempotency.js';
 import { enqueueEvent } from '../db/outbox.js';
 import { findPayment, type PaymentRow } from '../db/payments.js';
-import { withTransaction, type Pool } from '../db/pool.js';
+import { durable, withTransaction, type Pool } from '../db/pool.js';
 import * as refundsDb from '../db/refunds.js';
 import type { RefundRow } from '../db/refunds.js';
 import { ApiError, notFoundPayment } from '../domain/errors.js';
@@ -170,6 +170,8 @@ async function callProvider(
     });
     throw new ApiError(502, `refund failed: ${slug} is not configured for ${payment.mode} mode`);
   }
+  // Money moves at the provider next: the refund row that blocks a second one must be on disk.
+  await durable(deps.pool);
   let result;
   try {
     result = await provider.refund(
