@@ -320,3 +320,29 @@ describe('mode inheritance (D3)', () => {
     }
   });
 });
+
+describe('IDR_PSP_DIRECT_QR (spec 4.1 response shapes)', () => {
+  test('qris answers qr_string and qr_image_url; a virtual account does not', async () => {
+    const direct = await startTestGateway({ IDR_PSP_DIRECT_QR: 'true' });
+    try {
+      const shop = await direct.createApp({ name: 'Direct QR' });
+      const res = await direct.v1(shop, 'POST', '/v1/payments', paymentBody());
+      assertStatus(res, 201);
+      const body = res.json<Created & { qr_string?: string; qr_image_url?: string }>();
+      assert.match(body.payment_id, HEX32);
+      assert.equal(body.status, 'initiated');
+      assert.ok(body.checkout_url, 'checkout_url is always present');
+      assert.equal(typeof body.qr_string, 'string');
+      assert.notEqual(body.qr_string, '');
+      const image = new URL(body.qr_image_url ?? '');
+      assert.ok(['http:', 'https:'].includes(image.protocol));
+      assert.equal('invoice_number' in body, false);
+
+      const va = await direct.v1(shop, 'POST', '/v1/payments', paymentBody({ method: 'va_bni' }));
+      assertStatus(va, 201);
+      assert.deepEqual(Object.keys(va.json()).sort(), ['checkout_url', 'payment_id', 'status']);
+    } finally {
+      await direct.stop();
+    }
+  });
+});
