@@ -514,3 +514,40 @@ describe('the adapter against the provider rules', () => {
     assert.equal(r.kind, 'indeterminate');
   });
 });
+
+describe('admin (D8): no provider cancel; cancel of a paid payment is a refund', () => {
+  test('cancel of an initiated payment is local: 200 canceled, no provider call needed', async () => {
+    const p = await createPayment(gw, app, 'wallet', 1200);
+    const res = await gw.admin('POST', `/admin/payments/${p.id}/cancel`);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json<{ status: string }>().status, 'canceled');
+    // The order is untouched at the provider; a later approval finds the payment final.
+    const found = await walletPspSim(core, core.simClock).orders.get(p.providerRef);
+    assert.equal(found?.order.status, 'PAYER_ACTION_REQUIRED');
+    const r = await sim(p.providerRef, 'pay');
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(JSON.parse(r.text), {
+      gateway_status: 200,
+      gateway_body: '{"acknowledged":true,"action":"already_finalized"}',
+    });
+    const after = await walletPspSim(core, core.simClock).orders.get(p.providerRef);
+    assert.equal(after?.order.status, 'APPROVED');
+  });
+
+  test('cancel of a succeeded payment: 201 full refund through the capture refund', async () => {
+    const p = await paidPayment(gw, app, 'wallet', 1300);
+    const res = await gw.admin('POST', `/admin/payments/${p.id}/cancel`);
+    const v = assertCreated(res, {
+      paymentId: p.id,
+      status: 'succeeded',
+      amount: 1300,
+      reason: 'canceled by operator',
+    });
+    const refunds = await providerRefunds(p);
+    assert.deepEqual(
+      refunds.map((e) => [e.refund.id, e.refund.status, e.refund.amount.value]),
+      [[v.provider_ref, 'COMPLETED', '13.00']],
+    );
+    assert.equal(refunds[0]?.refund.note_to_payer, 'canceled by operator');
+  });
+});
