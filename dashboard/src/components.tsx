@@ -1,5 +1,5 @@
 import type { AnchorHTMLAttributes, ComponentChildren } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { api, ApiFailure } from './api';
 import { formatLocal, formatMoney, formatUtc } from './format';
 import { navigate } from './router';
@@ -149,6 +149,7 @@ export function ConfirmDialog({
   run: () => Promise<void>;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
@@ -174,13 +175,13 @@ export function ConfirmDialog({
     <dialog
       ref={ref}
       class="confirm"
-      aria-labelledby="confirm-title"
+      aria-labelledby={titleId}
       onCancel={(e) => {
         e.preventDefault();
         if (!busy) onCancel();
       }}
     >
-      <h2 id="confirm-title">{title}</h2>
+      <h2 id={titleId}>{title}</h2>
       <div class="confirm-body">{children}</div>
       {error !== null && (
         <p class="state error" role="alert">

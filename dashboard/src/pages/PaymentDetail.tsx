@@ -28,7 +28,8 @@ function pick(o: Record<string, unknown>, ...names: string[]): string | undefine
   return undefined;
 }
 
-const isTime = (k: string) => k.endsWith('_at');
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+const isTime = (k: string, v: string) => k.endsWith('_at') || RFC3339.test(v);
 
 /** One field's value: money in its currency, times local with UTC on hover, JSON pretty. */
 function Value({
@@ -43,7 +44,7 @@ function Value({
   if (v === null || v === undefined || v === '') return <span class="muted">—</span>;
   if (k.endsWith('_minor') && typeof v === 'number' && currency)
     return <Money minor={v} currency={currency} />;
-  if (isTime(k) && typeof v === 'string') return <Time iso={v} />;
+  if (typeof v === 'string' && isTime(k, v)) return <Time iso={v} />;
   if (k === 'status' || k.endsWith('_status')) return <Badge value={String(v)} />;
   if (typeof v === 'object') return <pre class="raw small">{JSON.stringify(v, null, 2)}</pre>;
   return (
