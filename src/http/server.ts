@@ -21,7 +21,8 @@ export function buildHttpServer(gw: Gateway) {
     bodyLimit: BODY_LIMIT,
     // Per-request access logs cost more than they tell at this volume; errors are logged.
     logController: new LogController({ disableRequestLogging: true }),
-    return503OnClosing: true,
+    // Our onRequest hook answers 503 with Retry-After in the contract's plain text (D10).
+    return503OnClosing: false,
   });
 
   // Every body is kept as raw bytes: request and webhook signatures cover the exact bytes,
@@ -39,6 +40,8 @@ export function buildHttpServer(gw: Gateway) {
 
   // Nothing a state-changing request wrote is acknowledged before it is on disk (db/pool.ts).
   app.addHook('onSend', async (req, reply, payload) => {
+    // A kept-alive connection would hold the drain open until its idle timeout.
+    if (gw.phase === 'draining') reply.header('Connection', 'close');
     if (req.method === 'GET' || req.method === 'HEAD') return payload;
     try {
       await durable(gw.pool);
