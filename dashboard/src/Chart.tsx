@@ -23,7 +23,7 @@ export function DailyChart({ currency, points }: { currency: string; points: Dai
       width: width(),
       height: 220,
       tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-      legend: { show: false },
+      legend: { show: true, live: true },
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
       axes: [
@@ -38,7 +38,10 @@ export function DailyChart({ currency, points }: { currency: string; points: Dai
         },
       ],
       series: [
-        {},
+        {
+          label: 'Day (UTC)',
+          value: (_u, v) => (v === null ? '—' : new Date(v * 1000).toISOString().slice(0, 10)),
+        },
         {
           label: currency,
           stroke: '#1d4ed8',
