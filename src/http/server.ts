@@ -42,7 +42,9 @@ export function buildHttpServer(gw: Gateway) {
   app.addHook('onSend', async (req, reply, payload) => {
     // A kept-alive connection would hold the drain open until its idle timeout.
     if (gw.phase === 'draining') reply.header('Connection', 'close');
-    if (req.method === 'GET' || req.method === 'HEAD') return payload;
+    // The simulators stand in for providers: their state is not the gateway's to guard.
+    if (req.method === 'GET' || req.method === 'HEAD' || req.url.startsWith('/sim/'))
+      return payload;
     try {
       await durable(gw.pool);
     } catch (err) {
