@@ -134,6 +134,34 @@ export interface PaymentProvider {
    * longer pay it. Absent: the provider has no cancel operation; the gateway cancels locally.
    */
   cancel?(ctx: ProviderContext, ref: ProviderPaymentRef): Promise<void>;
+  /**
+   * The merchant account's balances as the provider reports them (GET /admin/balances).
+   * Absent: the provider has no balance API; the gateway shows a figure calculated from its
+   * own records instead.
+   */
+  fetchBalances?(ctx: ProviderContext): Promise<ProviderBalances>;
+  /**
+   * Payouts to the merchant's bank account initiated in [since, until) (GET /admin/payouts).
+   * Absent: the provider has no payout reporting API (source api_unavailable).
+   */
+  listPayouts?(ctx: ProviderContext, since: Date, until: Date): Promise<ProviderPayout[]>;
+}
+
+export interface ProviderBalances {
+  /** When the provider computed the figures. */
+  asOf: Date;
+  balances: { currency: string; availableMinor: number }[];
+}
+
+export interface ProviderPayout {
+  /** The provider's id of the payout. */
+  id: string;
+  status: 'succeeded' | 'pending' | 'reversed' | 'denied';
+  currency: string;
+  /** Money that left the account, positive. */
+  amountMinor: number;
+  initiatedAt: Date;
+  updatedAt: Date;
 }
 
 export interface RefundInput extends ProviderPaymentRef {

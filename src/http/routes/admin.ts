@@ -15,6 +15,7 @@ import { adminRefund } from '../../services/refunds.js';
 import { listInboundEvents } from '../../services/inboundArchive.js';
 import { registry } from '../../metrics.js';
 import { header, jsonBody, rawBody, sendJson } from '../reply.js';
+import { registerReportRoutes } from './adminReports.js';
 
 function body(req: Parameters<typeof jsonBody>[0]): unknown {
   const parsed = jsonBody(req);
@@ -102,5 +103,6 @@ export function adminRoutes(gw: Gateway) {
         return sendJson(reply, 200, { deliveries: await listDeliveries(gw.pool, status, limit) });
       },
     );
+    registerReportRoutes(app, gw);
   };
 }

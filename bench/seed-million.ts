@@ -1,0 +1,146 @@
+/**
+ * Seeds a migrated database with the admin benchmark's data set, in a few generate_series
+ * statements: 6 apps (two per mode), PAYMENTS payments spread evenly over the last
+ * SPREAD_DAYS days across 3 providers and 4 currencies (80 % succeeded, 8 % failed, 7 %
+ * canceled, 5 % initiated), and REFUNDS refunds of succeeded payments (95 % succeeded).
+ * Deterministic: the same arguments give the same rows (times relative to now).
+ *
+ *   tsx bench/seed-million.ts <database url> [payments=1000000] [refunds=100000] [days=365]
+ *
+ * (the command line form migrates the database first).
+ */
+import pg from 'pg';
+import { migrate } from '../src/db/migrate.js';
+
+export interface SeedOptions {
+  payments: number;
+  refunds: number;
+  spreadDays: number;
+}
+
+export const DEFAULT_SEED: SeedOptions = { payments: 1_000_000, refunds: 100_000, spreadDays: 365 };
+
+export const SEED_APPS = [
+  { id: 'app_seed_test_a', name: 'Seed test A', mode: 'test' },
+  { id: 'app_seed_test_b', name: 'Seed test B', mode: 'test' },
+  { id: 'app_seed_sandbox_a', name: 'Seed sandbox A', mode: 'sandbox' },
+  { id: 'app_seed_sandbox_b', name: 'Seed sandbox B', mode: 'sandbox' },
+  { id: 'app_seed_live_a', name: 'Seed live A', mode: 'live' },
+  { id: 'app_seed_live_b', name: 'Seed live B', mode: 'live' },
+] as const;
+
+export async function seedMillion(
+  databaseUrl: string,
+  o: SeedOptions = DEFAULT_SEED,
+  log: (m: string) => void = () => undefined,
+): Promise<{ payments: number; refunds: number; seconds: number }> {
+  const started = Date.now();
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    await c.query(`SET synchronous_commit = off`);
+    // Bulk load without per-row triggers (report_days invalidation) or foreign key checks;
+    // the rollup is dropped at the end instead.
+    await c.query(`SET session_replication_role = replica`);
+    for (const a of SEED_APPS) {
+      await c.query(
+        `INSERT INTO apps (id, name, mode, api_key, signing_secret_enc, webhook_secret_enc,
+           allowed_providers, allowed_methods)
+         VALUES ($1, $2, $3, 'pk_' || $1, 'unused', 'unused', '{idr_psp,card_psp,wallet_psp}', '{}')
+         ON CONFLICT (id) DO NOTHING`,
+        [a.id, a.name, a.mode],
+      );
+    }
+    const apps = SEED_APPS.map((a) => a.id);
+    const modes = SEED_APPS.map((a) => a.mode);
+    // g decides everything: app by g % 6, provider and currency by g % 10, status by g % 100,
+    // creation time by a multiplicative hash of g spread over the window.
+    log(`inserting ${o.payments} payments over ${o.spreadDays} days`);
+    await c.query(
+      `INSERT INTO payments (id, app_id, mode, status, amount_minor, currency, method, provider,
+         provider_ref, external_user_id, email, return_url, metadata, last_error, finalized_at,
+         created_at, updated_at)
+       SELECT md5('seed-payment-' || g), ($1::text[])[g % 6 + 1], ($2::text[])[g % 6 + 1], s.status,
+         CASE WHEN k.cur = 'IDR' THEN 10000 + (g * 37) % 990000 ELSE 100 + (g * 13) % 49900 END,
+         k.cur, k.method, k.provider, 'seed-' || g, 'buyer-' || (g % 50000), 'buyer@example.com',
+         'https://shop.example/return', '{"seed":true}',
+         CASE WHEN s.status = 'failed' THEN 'insufficient funds' ELSE '' END,
+         CASE WHEN s.status = 'initiated' THEN NULL ELSE t.created + ((g % 600) || ' seconds')::interval END,
+         t.created, t.created
+       FROM generate_series(1, $3::int) g
+       CROSS JOIN LATERAL (SELECT now() - (((g::bigint * 2654435761) % ($4::bigint * 86400)) || ' seconds')::interval
+                             - interval '10 minutes' AS created) t
+       CROSS JOIN LATERAL (SELECT CASE WHEN g % 100 < 80 THEN 'succeeded' WHEN g % 100 < 88 THEN 'failed'
+                                       WHEN g % 100 < 95 THEN 'canceled' ELSE 'initiated' END AS status) s
+       CROSS JOIN LATERAL (SELECT (ARRAY['idr_psp','idr_psp','idr_psp','idr_psp','idr_psp','card_psp',
+                                         'card_psp','card_psp','wallet_psp','wallet_psp'])[g % 10 + 1] AS provider,
+                                  (ARRAY['IDR','IDR','IDR','IDR','IDR','USD','EUR','GBP','USD','EUR'])[g % 10 + 1] AS cur,
+                                  (ARRAY['qris','va_bca','qris','va_mandiri','qris','card_psp','card_psp',
+                                         'card_psp','wallet_psp','wallet_psp'])[g % 10 + 1] AS method) k`,
+      [apps, modes, o.payments, o.spreadDays],
+    );
+    log(`inserting ${o.refunds} refunds`);
+    // Every seventh succeeded payment (by id order, which is a hash order) is refunded, up to
+    // REFUNDS; a refund succeeds within three days of the payment, never in the future.
+    await c.query(
+      `INSERT INTO refunds (id, payment_id, app_id, mode, status, amount_minor, currency, provider,
+         provider_ref, reason, last_error, succeeded_at, created_at, updated_at)
+       SELECT md5('seed-refund-' || p.id), p.id, p.app_id, p.mode,
+         CASE WHEN p.n % 20 = 0 THEN 'failed' ELSE 'succeeded' END,
+         CASE WHEN p.n % 3 = 0 THEN greatest(1, p.amount_minor / 2) ELSE p.amount_minor END,
+         p.currency, p.provider, 'seed-refund-' || p.n, 'seed', 
+         CASE WHEN p.n % 20 = 0 THEN 'refund window passed' ELSE '' END,
+         CASE WHEN p.n % 20 = 0 THEN NULL ELSE p.at END, p.at - interval '2 seconds', p.at
+       FROM (SELECT id, app_id, mode, amount_minor, currency, provider, row_number() OVER () AS n,
+               least(now() - interval '1 minute',
+                     finalized_at + ((abs(hashtext(id)) % 259200) || ' seconds')::interval) AS at
+             FROM payments WHERE status = 'succeeded' AND abs(hashtext(id)) % 7 = 0
+             LIMIT $1) p`,
+      [o.refunds],
+    );
+    await c.query(`SET session_replication_role = origin`);
+    await c.query('DELETE FROM report_days');
+    log('vacuum analyze');
+    await c.query('VACUUM ANALYZE payments');
+    await c.query('VACUUM ANALYZE refunds');
+    const counts = await c.query<{ p: number; r: number }>(
+      `SELECT (SELECT count(*)::int FROM payments) AS p, (SELECT count(*)::int FROM refunds) AS r`,
+    );
+    return {
+      payments: counts.rows[0]?.p ?? 0,
+      refunds: counts.rows[0]?.r ?? 0,
+      seconds: Math.round((Date.now() - started) / 100) / 10,
+    };
+  } finally {
+    await c.end();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [url, payments, refunds, days] = process.argv.slice(2);
+  if (!url) {
+    console.error('usage: tsx bench/seed-million.ts <database url> [payments] [refunds] [days]');
+    process.exit(2);
+  }
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  migrate(pool)
+    .finally(() => pool.end())
+    .then(() =>
+      seedMillion(
+        url,
+        {
+          payments: Number(payments ?? DEFAULT_SEED.payments),
+          refunds: Number(refunds ?? DEFAULT_SEED.refunds),
+          spreadDays: Number(days ?? DEFAULT_SEED.spreadDays),
+        },
+        (m) => console.log(`[seed] ${m}`),
+      ),
+    )
+    .then(
+      (r) => console.log(`[seed] done: ${JSON.stringify(r)}`),
+      (err: unknown) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+}

@@ -1,0 +1,330 @@
+/**
+ * SQL of the operator's read API (issue 5). Sums of minor units come back as text and are
+ * parsed as bigint by the service: a numeric sum can pass 2^53. Each aggregate matches one
+ * index of migration 0003 (index-only scans over the window); lists page by (created_at, id).
+ */
+import type { Window } from '../domain/adminQuery.js';
+import type { Mode } from '../domain/types.js';
+import type { Queryable } from './pool.js';
+
+export interface GroupTotal {
+  app_id: string;
+  mode: Mode;
+  provider: string;
+  currency: string;
+  /** Payment groups: the terminal status; refund and initiated groups: fixed. */
+  status: string;
+  n: number;
+  minor: string;
+}
+
+/** Terminal payments by the time they reached their status (finalized_at, D11). */
+export async function terminalPaymentTotals(
+  db: Queryable,
+  w: Window,
+  mode: Mode | null,
+): Promise<GroupTotal[]> {
+  const res = await db.query<GroupTotal>(
+    `SELECT app_id, mode, provider, currency, status, count(*)::int AS n,
+       sum(amount_minor)::text AS minor
+     FROM payments
+     WHERE finalized_at >= $1 AND finalized_at < $2 ${mode ? 'AND mode = $3' : ''}
+     GROUP BY app_id, mode, provider, currency, status`,
+    mode ? [w.since, w.until, mode] : [w.since, w.until],
+  );
+  return res.rows;
+}
+
+/** Succeeded refunds by the time they succeeded (D11). */
+export async function succeededRefundTotals(
+  db: Queryable,
+  w: Window,
+  mode: Mode | null,
+): Promise<GroupTotal[]> {
+  const res = await db.query<GroupTotal>(
+    `SELECT app_id, mode, provider, currency, 'refunded' AS status, count(*)::int AS n,
+       sum(amount_minor)::text AS minor
+     FROM refunds
+     WHERE status = 'succeeded' AND succeeded_at >= $1 AND succeeded_at < $2
+       ${mode ? 'AND mode = $3' : ''}
+     GROUP BY app_id, mode, provider, currency`,
+    mode ? [w.since, w.until, mode] : [w.since, w.until],
+  );
+  return res.rows;
+}
+
+/** Payments still initiated, counted on the time they were created. */
+export async function initiatedTotals(
+  db: Queryable,
+  w: Window,
+  mode: Mode | null,
+): Promise<GroupTotal[]> {
+  const res = await db.query<GroupTotal>(
+    `SELECT app_id, mode, provider, currency, 'initiated' AS status, count(*)::int AS n,
+       '0' AS minor
+     FROM payments
+     WHERE status = 'initiated' AND created_at >= $1 AND created_at < $2
+       ${mode ? 'AND mode = $3' : ''}
+     GROUP BY app_id, mode, provider, currency`,
+    mode ? [w.since, w.until, mode] : [w.since, w.until],
+  );
+  return res.rows;
+}
+
+export interface AppName {
+  id: string;
+  name: string;
+  mode: Mode;
+}
+
+export async function appNames(db: Queryable): Promise<AppName[]> {
+  const res = await db.query<AppName>(`SELECT id, name, mode FROM apps ORDER BY name, id`);
+  return res.rows;
+}
+
+export interface DayTotal {
+  /** Days since 1970-01-01 (UTC); grouping on an integer is much cheaper than on to_char. */
+  day: number;
+  currency: string;
+  n: number;
+  minor: string;
+}
+
+/** Succeeded payments per UTC day and currency. */
+export async function succeededByDay(
+  db: Queryable,
+  w: Window,
+  mode: Mode | null,
+): Promise<DayTotal[]> {
+  const res = await db.query<DayTotal>(
+    `SELECT ((finalized_at AT TIME ZONE 'UTC')::date - DATE '1970-01-01') AS day, currency,
+       count(*)::int AS n, sum(amount_minor)::text AS minor
+     FROM payments
+     WHERE finalized_at >= $1 AND finalized_at < $2 AND status = 'succeeded'
+       ${mode ? 'AND mode = $3' : ''}
+     GROUP BY 1, 2`,
+    mode ? [w.since, w.until, mode] : [w.since, w.until],
+  );
+  return res.rows;
+}
+
+export interface Cursor {
+  created_at: Date;
+  id: string;
+}
+
+export async function paymentCursor(db: Queryable, id: string): Promise<Cursor | null> {
+  const res = await db.query<Cursor>(`SELECT created_at, id FROM payments WHERE id = $1`, [id]);
+  return res.rows[0] ?? null;
+}
+
+export async function refundCursor(db: Queryable, id: string): Promise<Cursor | null> {
+  const res = await db.query<Cursor>(`SELECT created_at, id FROM refunds WHERE id = $1`, [id]);
+  return res.rows[0] ?? null;
+}
+
+export interface PaymentListRow {
+  id: string;
+  app_id: string;
+  mode: Mode;
+  status: string;
+  amount_minor: number;
+  currency: string;
+  method: string;
+  provider: string;
+  provider_ref: string | null;
+  invoice_number: string | null;
+  last_error: string;
+  finalized_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  refund_status: string | null;
+}
+
+/** The refund shown beside a payment: its active one, else the most recent failed one (D5). */
+const REFUND_STATUS = `(SELECT r.status FROM refunds r WHERE r.payment_id = p.id
+   ORDER BY (r.status <> 'failed') DESC, r.created_at DESC, r.id DESC LIMIT 1)`;
+
+function keyset(
+  alias: string,
+  filters: [string, unknown][],
+  before: Cursor | null,
+): { where: string; values: unknown[] } {
+  const conds: string[] = [];
+  const values: unknown[] = [];
+  for (const [column, value] of filters) {
+    values.push(value);
+    conds.push(`${alias}.${column} = $${values.length}`);
+  }
+  if (before) {
+    values.push(before.created_at, before.id);
+    conds.push(
+      `(${alias}.created_at, ${alias}.id) < ($${values.length - 1}::timestamptz, $${values.length}::text)`,
+    );
+  }
+  return { where: conds.length ? `WHERE ${conds.join(' AND ')}` : '', values };
+}
+
+export async function listPaymentRows(
+  db: Queryable,
+  f: { mode: Mode | null; status: string | null; before: Cursor | null; limit: number },
+): Promise<PaymentListRow[]> {
+  const filters: [string, unknown][] = [];
+  if (f.mode) filters.push(['mode', f.mode]);
+  if (f.status) filters.push(['status', f.status]);
+  const { where, values } = keyset('p', filters, f.before);
+  values.push(f.limit);
+  const res = await db.query<PaymentListRow>(
+    `SELECT p.id, p.app_id, p.mode, p.status, p.amount_minor, p.currency, p.method, p.provider,
+       p.provider_ref, p.invoice_number, p.last_error, p.finalized_at, p.created_at, p.updated_at,
+       ${REFUND_STATUS} AS refund_status
+     FROM payments p ${where}
+     ORDER BY p.created_at DESC, p.id DESC LIMIT $${values.length}`,
+    values,
+  );
+  return res.rows;
+}
+
+export interface RefundListRow {
+  id: string;
+  payment_id: string;
+  app_id: string;
+  mode: Mode;
+  status: string;
+  amount_minor: number;
+  currency: string;
+  provider: string;
+  provider_ref: string | null;
+  reason: string;
+  last_error: string;
+  succeeded_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const REFUND_LIST_COLUMNS = `r.id, r.payment_id, r.app_id, r.mode, r.status, r.amount_minor,
+  r.currency, r.provider, r.provider_ref, r.reason, r.last_error, r.succeeded_at, r.created_at,
+  r.updated_at`;
+
+export async function listRefundRows(
+  db: Queryable,
+  f: { mode: Mode | null; before: Cursor | null; limit: number },
+): Promise<RefundListRow[]> {
+  const { where, values } = keyset('r', f.mode ? [['mode', f.mode]] : [], f.before);
+  values.push(f.limit);
+  const res = await db.query<RefundListRow>(
+    `SELECT ${REFUND_LIST_COLUMNS} FROM refunds r ${where}
+     ORDER BY r.created_at DESC, r.id DESC LIMIT $${values.length}`,
+    values,
+  );
+  return res.rows;
+}
+
+export interface PaymentDetailRow {
+  id: string;
+  app_id: string;
+  mode: Mode;
+  status: string;
+  amount_minor: number;
+  currency: string;
+  method: string;
+  provider: string;
+  provider_ref: string | null;
+  external_user_id: string;
+  email: string | null;
+  return_url: string;
+  metadata: Record<string, unknown>;
+  invoice_number: string | null;
+  last_error: string;
+  checkout_url: string | null;
+  qr_string: string | null;
+  qr_image_url: string | null;
+  provider_deadline: Date | null;
+  finalized_at: Date | null;
+  subscription_id: string | null;
+  parent_payment_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  inbound_events_count: number;
+}
+
+export async function paymentDetail(db: Queryable, id: string): Promise<PaymentDetailRow | null> {
+  const res = await db.query<PaymentDetailRow>(
+    `SELECT p.id, p.app_id, p.mode, p.status, p.amount_minor, p.currency, p.method, p.provider,
+       p.provider_ref, p.external_user_id, p.email, p.return_url, p.metadata, p.invoice_number,
+       p.last_error, p.checkout_url, p.qr_string, p.qr_image_url, p.provider_deadline,
+       p.finalized_at, p.subscription_id, p.parent_payment_id, p.created_at, p.updated_at,
+       (SELECT count(*)::int FROM inbound_events i WHERE i.payment_id = p.id) AS inbound_events_count
+     FROM payments p WHERE p.id = $1`,
+    [id],
+  );
+  return res.rows[0] ?? null;
+}
+
+/** The payment's refund in the order of REFUND_STATUS: active first, else the latest. */
+export async function paymentRefund(
+  db: Queryable,
+  paymentId: string,
+): Promise<RefundListRow | null> {
+  const res = await db.query<RefundListRow>(
+    `SELECT ${REFUND_LIST_COLUMNS} FROM refunds r WHERE r.payment_id = $1
+     ORDER BY (r.status <> 'failed') DESC, r.created_at DESC, r.id DESC LIMIT 1`,
+    [paymentId],
+  );
+  return res.rows[0] ?? null;
+}
+
+export interface DeliveryRow {
+  id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  last_status_code: number | null;
+  next_attempt_at: Date;
+  delivered_at: Date | null;
+  created_at: Date;
+}
+
+export async function paymentDeliveries(db: Queryable, paymentId: string): Promise<DeliveryRow[]> {
+  const res = await db.query<DeliveryRow>(
+    `SELECT d.id, d.event_id, e.event_type, d.status, d.attempts, d.last_status_code,
+       d.next_attempt_at, d.delivered_at, d.created_at
+     FROM deliveries d JOIN outbound_events e ON e.id = d.event_id
+     WHERE d.payment_id = $1 ORDER BY d.created_at, d.id`,
+    [paymentId],
+  );
+  return res.rows;
+}
+
+export interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  started_at: Date;
+  outcome: string;
+}
+
+export async function deliveryAttempts(
+  db: Queryable,
+  deliveryIds: string[],
+): Promise<AttemptRow[]> {
+  if (deliveryIds.length === 0) return [];
+  const res = await db.query<AttemptRow>(
+    `SELECT delivery_id, attempt, status_code, error, duration_ms, started_at, outcome
+     FROM delivery_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt, id`,
+    [deliveryIds],
+  );
+  return res.rows;
+}
+
+/** The earliest time any payment or refund counts in a report (null: none yet). */
+export async function earliestActivity(db: Queryable): Promise<Date | null> {
+  const res = await db.query<{ at: Date | null }>(
+    `SELECT least((SELECT min(finalized_at) FROM payments WHERE finalized_at IS NOT NULL),
+       (SELECT min(succeeded_at) FROM refunds WHERE status = 'succeeded')) AS at`,
+  );
+  return res.rows[0]?.at ?? null;
+}

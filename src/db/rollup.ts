@@ -1,0 +1,131 @@
+/**
+ * Daily totals of closed UTC days (migration 0003: report_days, report_daily). Days are
+ * 'YYYY-MM-DD' strings; a range [from, to) of days.
+ */
+import type { Mode } from '../domain/types.js';
+import { withTransaction, type Pool, type Queryable } from './pool.js';
+import type { DayTotal, GroupTotal } from './reports.js';
+
+// Any constant works; it only has to be the same for every instance of the gateway.
+const MATERIALIZE_LOCK = 727_274_003;
+
+/** How many days of [from, to) are materialized: all of them means nothing to do. */
+export async function materializedDayCount(
+  db: Queryable,
+  from: string,
+  to: string,
+): Promise<number> {
+  const res = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM report_days WHERE day >= $1::date AND day < $2::date`,
+    [from, to],
+  );
+  return res.rows[0]?.n ?? 0;
+}
+
+/**
+ * Computes the totals of every day of [from, to) not yet materialized, in one pass over the
+ * report indexes. Instances take turns on an advisory lock, and the loser finds the days done.
+ */
+export async function materializeDays(pool: Pool, from: string, to: string): Promise<number> {
+  return withTransaction(pool, async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MATERIALIZE_LOCK]);
+    const missing = await tx.query<{ day: string }>(
+      `SELECT to_char(d, 'YYYY-MM-DD') AS day
+       FROM generate_series($1::date, $2::date - 1, interval '1 day') d
+       WHERE NOT EXISTS (SELECT 1 FROM report_days r WHERE r.day = d::date)`,
+      [from, to],
+    );
+    const days = missing.rows.map((r) => r.day);
+    if (days.length === 0) return 0;
+    const lo = days[0] as string;
+    const hi = days[days.length - 1] as string;
+    await tx.query(`INSERT INTO report_days (day) SELECT unnest($1::date[])`, [days]);
+    await tx.query(
+      `INSERT INTO report_daily (day, app_id, mode, provider, currency, succeeded_count,
+         succeeded_minor, refunded_count, refunded_minor, failed_count, canceled_count)
+       SELECT day, app_id, mode, provider, currency, sum(sc), sum(sm), sum(rc), sum(rm), sum(fc), sum(cc)
+       FROM (
+         SELECT (finalized_at AT TIME ZONE 'UTC')::date AS day, app_id, mode, provider, currency,
+           count(*) FILTER (WHERE status = 'succeeded') AS sc,
+           coalesce(sum(amount_minor) FILTER (WHERE status = 'succeeded'), 0) AS sm,
+           0 AS rc, 0 AS rm,
+           count(*) FILTER (WHERE status = 'failed') AS fc,
+           count(*) FILTER (WHERE status = 'canceled') AS cc
+         FROM payments
+         WHERE finalized_at >= ($2::date)::timestamp AT TIME ZONE 'UTC'
+           AND finalized_at < ($3::date + 1)::timestamp AT TIME ZONE 'UTC'
+         GROUP BY 1, 2, 3, 4, 5
+         UNION ALL
+         SELECT (succeeded_at AT TIME ZONE 'UTC')::date, app_id, mode, provider, currency,
+           0, 0, count(*), sum(amount_minor), 0, 0
+         FROM refunds
+         WHERE status = 'succeeded'
+           AND succeeded_at >= ($2::date)::timestamp AT TIME ZONE 'UTC'
+           AND succeeded_at < ($3::date + 1)::timestamp AT TIME ZONE 'UTC'
+         GROUP BY 1, 2, 3, 4, 5
+       ) t
+       WHERE day = ANY($1::date[])
+       GROUP BY day, app_id, mode, provider, currency`,
+      [days, lo, hi],
+    );
+    return days.length;
+  });
+}
+
+interface RollupRow {
+  app_id: string;
+  mode: Mode;
+  provider: string;
+  currency: string;
+  sc: number;
+  sm: string;
+  rc: number;
+  rm: string;
+  fc: number;
+  cc: number;
+}
+
+/** Totals of the materialized days of [from, to), in the raw queries' shape. */
+export async function rollupTotals(
+  db: Queryable,
+  from: string,
+  to: string,
+  mode: Mode | null,
+): Promise<GroupTotal[]> {
+  const res = await db.query<RollupRow>(
+    `SELECT app_id, mode, provider, currency,
+       sum(succeeded_count)::int AS sc, sum(succeeded_minor)::text AS sm,
+       sum(refunded_count)::int AS rc, sum(refunded_minor)::text AS rm,
+       sum(failed_count)::int AS fc, sum(canceled_count)::int AS cc
+     FROM report_daily WHERE day >= $1::date AND day < $2::date ${mode ? 'AND mode = $3' : ''}
+     GROUP BY app_id, mode, provider, currency`,
+    mode ? [from, to, mode] : [from, to],
+  );
+  const out: GroupTotal[] = [];
+  for (const r of res.rows) {
+    const g = { app_id: r.app_id, mode: r.mode, provider: r.provider, currency: r.currency };
+    if (r.sc) out.push({ ...g, status: 'succeeded', n: r.sc, minor: r.sm });
+    if (r.rc) out.push({ ...g, status: 'refunded', n: r.rc, minor: r.rm });
+    if (r.fc) out.push({ ...g, status: 'failed', n: r.fc, minor: '0' });
+    if (r.cc) out.push({ ...g, status: 'canceled', n: r.cc, minor: '0' });
+  }
+  return out;
+}
+
+/** Succeeded payments per day and currency of the materialized days of [from, to). */
+export async function rollupByDay(
+  db: Queryable,
+  from: string,
+  to: string,
+  mode: Mode | null,
+): Promise<DayTotal[]> {
+  const res = await db.query<DayTotal>(
+    `SELECT (day - DATE '1970-01-01') AS day, currency, sum(succeeded_count)::int AS n,
+       sum(succeeded_minor)::text AS minor
+     FROM report_daily
+     WHERE day >= $1::date AND day < $2::date AND succeeded_count > 0 ${mode ? 'AND mode = $3' : ''}
+     GROUP BY day, currency`,
+    mode ? [from, to, mode] : [from, to],
+  );
+  return res.rows;
+}

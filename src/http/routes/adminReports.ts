@@ -1,0 +1,100 @@
+/**
+ * The operator's read API (issue 5): thin handlers, parse -> service -> reply. Registered
+ * inside adminRoutes, behind its bearer-token hook.
+ */
+import type { FastifyInstance } from 'fastify';
+import {
+  parseDays,
+  parseListLimit,
+  payoutWindow,
+  reportWindow,
+  resolveMode,
+} from '../../domain/adminQuery.js';
+import { exactJson } from '../../domain/exactJson.js';
+import type { Gateway } from '../../gateway.js';
+import { balances, payouts, type ReportDeps } from '../../services/balances.js';
+import {
+  getPaymentDetail,
+  listPayments,
+  listRefunds,
+  summary,
+  timeseries,
+} from '../../services/reports.js';
+import { sendJson } from '../reply.js';
+
+type Query = Partial<Record<string, string>>;
+
+/** A repeated parameter (?mode=a&mode=b) counts as its first value. */
+function one(q: Query, name: string): string | undefined {
+  const v: unknown = q[name];
+  return Array.isArray(v) ? (v[0] as string | undefined) : (v as string | undefined);
+}
+
+function optional(v: string | undefined): string | null {
+  return v === undefined || v === '' ? null : v;
+}
+
+export function registerReportRoutes(app: FastifyInstance, gw: Gateway): void {
+  const deps: ReportDeps = {
+    pool: gw.pool,
+    providers: gw.providers,
+    providerTimeoutMs: gw.config.providerTimeoutMs,
+    log: gw.log,
+  };
+  const now = () => new Date(gw.now());
+
+  app.get<{ Querystring: Query }>('/summary', async (req, reply) => {
+    const asOf = now();
+    const w = reportWindow(
+      {
+        days: one(req.query, 'days'),
+        since: one(req.query, 'since'),
+        until: one(req.query, 'until'),
+      },
+      asOf,
+    );
+    const body = await summary(gw.pool, w, resolveMode(one(req.query, 'mode')), asOf);
+    return sendJson(reply, 200, exactJson(body));
+  });
+
+  app.get<{ Querystring: Query }>('/timeseries', async (req, reply) => {
+    const days = parseDays(one(req.query, 'days'));
+    const body = await timeseries(gw.pool, days, resolveMode(one(req.query, 'mode')), now());
+    return sendJson(reply, 200, exactJson(body));
+  });
+
+  app.get<{ Querystring: Query }>('/payments', async (req, reply) => {
+    const body = await listPayments(gw.pool, {
+      mode: resolveMode(one(req.query, 'mode')),
+      status: optional(one(req.query, 'status')),
+      before: optional(one(req.query, 'before')),
+      limit: parseListLimit(one(req.query, 'limit')),
+    });
+    return sendJson(reply, 200, body);
+  });
+
+  app.get<{ Querystring: Query }>('/refunds', async (req, reply) => {
+    const body = await listRefunds(gw.pool, {
+      mode: resolveMode(one(req.query, 'mode')),
+      before: optional(one(req.query, 'before')),
+      limit: parseListLimit(one(req.query, 'limit')),
+    });
+    return sendJson(reply, 200, body);
+  });
+
+  app.get<{ Params: { id: string } }>('/payments/:id', async (req, reply) =>
+    sendJson(reply, 200, await getPaymentDetail(gw.pool, req.params.id)),
+  );
+
+  app.get('/balances', async (_req, reply) =>
+    sendJson(reply, 200, exactJson(await balances(deps))),
+  );
+
+  app.get<{ Querystring: Query }>('/payouts', async (req, reply) => {
+    const w = payoutWindow(
+      { since: one(req.query, 'since'), until: one(req.query, 'until') },
+      now(),
+    );
+    return sendJson(reply, 200, await payouts(deps, w.since, w.until));
+  });
+}

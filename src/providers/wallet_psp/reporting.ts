@@ -1,0 +1,121 @@
+/**
+ * wallet_psp reporting: the account balance (GET /v1/reporting/balances) and payouts to the
+ * merchant's bank, found as withdrawal transactions (T0400) by the transaction search
+ * (GET /v1/reporting/transactions, at most 31 days per search, paged).
+ */
+import { decimalToMinor } from '../../domain/money.js';
+import type { ProviderBalances, ProviderContext, ProviderPayout } from '../types.js';
+import { ProviderError } from '../types.js';
+import { apiCall, rejected } from './client.js';
+import {
+  WP_EVENT_WITHDRAWAL,
+  WP_MAX_PAGE_SIZE,
+  WP_MAX_SEARCH_DAYS,
+  type WpBalancesResponse,
+  type WpTransactionInfo,
+  type WpTransactionStatus,
+  type WpTransactionsResponse,
+} from './reportingWire.js';
+
+const DAY_MS = 86_400_000;
+/** A runaway paging loop (a provider that never says it is done) stops here. */
+const MAX_PAGES = 100;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function unreadable(what: string): ProviderError {
+  return new ProviderError('indeterminate', `wallet_psp ${what} answer unreadable`);
+}
+
+function minor(value: string, currency: string, what: string): number {
+  const n = decimalToMinor(value.replace(/^-/, ''), currency);
+  if (n === null) throw unreadable(what);
+  return n;
+}
+
+/** The provider's time strings carry an offset (2026-11-22T10:00:00+0000); Date wants a colon. */
+function providerDate(s: string, what: string): Date {
+  const t = Date.parse(s.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+  if (Number.isNaN(t)) throw unreadable(what);
+  return new Date(t);
+}
+
+function providerTime(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, '+0000');
+}
+
+export async function fetchBalances(ctx: ProviderContext): Promise<ProviderBalances> {
+  const res = await apiCall(ctx, 'GET', '/v1/reporting/balances');
+  if (res.status !== 200) throw rejected(res);
+  const body = res.body as Partial<WpBalancesResponse> | null;
+  if (!isObject(body) || !Array.isArray(body.balances) || typeof body.as_of_time !== 'string') {
+    throw unreadable('balances');
+  }
+  return {
+    asOf: providerDate(body.as_of_time, 'balances'),
+    balances: body.balances.map((b) => {
+      const money = b.available_balance ?? b.total_balance;
+      if (!money || typeof money.value !== 'string') throw unreadable('balances');
+      return { currency: b.currency, availableMinor: minor(money.value, b.currency, 'balances') };
+    }),
+  };
+}
+
+const STATUS: Record<WpTransactionStatus, ProviderPayout['status']> = {
+  S: 'succeeded',
+  P: 'pending',
+  V: 'reversed',
+  D: 'denied',
+};
+
+function payout(t: WpTransactionInfo): ProviderPayout {
+  const status = STATUS[t.transaction_status];
+  if (!status || !t.transaction_amount) throw unreadable('transactions');
+  const currency = t.transaction_amount.currency_code;
+  return {
+    id: t.transaction_id,
+    status,
+    currency,
+    amountMinor: minor(t.transaction_amount.value, currency, 'transactions'),
+    initiatedAt: providerDate(t.transaction_initiation_date, 'transactions'),
+    updatedAt: providerDate(t.transaction_updated_date, 'transactions'),
+  };
+}
+
+/** Payouts initiated in [since, until), oldest first. */
+export async function listPayouts(
+  ctx: ProviderContext,
+  since: Date,
+  until: Date,
+): Promise<ProviderPayout[]> {
+  const out: ProviderPayout[] = [];
+  for (let from = since.getTime(); from < until.getTime(); from += WP_MAX_SEARCH_DAYS * DAY_MS) {
+    const to = Math.min(from + WP_MAX_SEARCH_DAYS * DAY_MS, until.getTime());
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const q = new URLSearchParams({
+        start_date: providerTime(new Date(from)),
+        // The search's end is inclusive: stop one millisecond short of the next window.
+        end_date: providerTime(new Date(to - 1)),
+        transaction_type: WP_EVENT_WITHDRAWAL,
+        fields: 'transaction_info',
+        page_size: String(WP_MAX_PAGE_SIZE),
+        page: String(page),
+      });
+      const res = await apiCall(ctx, 'GET', `/v1/reporting/transactions?${q.toString()}`);
+      if (res.status !== 200) throw rejected(res);
+      const body = res.body as Partial<WpTransactionsResponse> | null;
+      if (!isObject(body) || !Array.isArray(body.transaction_details)) {
+        throw unreadable('transactions');
+      }
+      for (const d of body.transaction_details) {
+        if (d.transaction_info?.transaction_event_code === WP_EVENT_WITHDRAWAL) {
+          out.push(payout(d.transaction_info));
+        }
+      }
+      if (typeof body.total_pages !== 'number' || page >= body.total_pages) break;
+    }
+  }
+  return out.sort((a, b) => a.initiatedAt.getTime() - b.initiatedAt.getTime());
+}

@@ -1,0 +1,54 @@
+/**
+ * Wire types of wallet_psp reporting, after PayPal's Balances API
+ * (GET /v1/reporting/balances) and Transaction Search API (GET /v1/reporting/transactions).
+ * Used by the adapter's reporting.ts and the simulator only.
+ */
+import type { WpLink, WpMoney } from './wire.js';
+
+export interface WpBalanceDetail {
+  currency: string;
+  primary?: boolean;
+  total_balance: WpMoney;
+  available_balance?: WpMoney;
+  withheld_balance?: WpMoney;
+}
+
+export interface WpBalancesResponse {
+  balances: WpBalanceDetail[];
+  account_id?: string;
+  as_of_time: string;
+  last_refresh_time?: string;
+}
+
+/** T0400: a general withdrawal from the account to the merchant's bank (a payout). */
+export const WP_EVENT_WITHDRAWAL = 'T0400';
+
+/** S success, P pending, V reversed, D denied. */
+export type WpTransactionStatus = 'S' | 'P' | 'V' | 'D';
+
+export interface WpTransactionInfo {
+  paypal_account_id?: string;
+  transaction_id: string;
+  transaction_event_code: string;
+  transaction_initiation_date: string;
+  transaction_updated_date: string;
+  /** Negative for money leaving the account. */
+  transaction_amount: WpMoney;
+  transaction_status: WpTransactionStatus;
+}
+
+export interface WpTransactionsResponse {
+  transaction_details: { transaction_info: WpTransactionInfo }[];
+  account_number?: string;
+  start_date: string;
+  end_date: string;
+  last_refreshed_datetime?: string;
+  page: number;
+  total_items: number;
+  total_pages: number;
+  links?: WpLink[];
+}
+
+/** The provider refuses a transaction search over more than 31 days. */
+export const WP_MAX_SEARCH_DAYS = 31;
+export const WP_MAX_PAGE_SIZE = 500;
