@@ -1,5 +1,4 @@
 import { findPayment, type PaymentRow } from '../db/payments.js';
-import { withTransaction } from '../db/pool.js';
 import { ApiError, notFoundPayment } from '../domain/errors.js';
 import { isPaymentId } from '../domain/ids.js';
 import type { ProviderSlug } from '../domain/types.js';
@@ -41,9 +40,7 @@ export async function adminCancel(
       throw new ApiError(502, `cancel failed: ${text}`);
     }
   }
-  const canceled = await withTransaction(deps.pool, (tx) =>
-    finalizePayment(tx, payment.id, { outcome: 'canceled' }),
-  );
+  const canceled = await finalizePayment(deps.pool, payment, { outcome: 'canceled' });
   if (!canceled) {
     const now = (await findPayment(deps.pool, payment.id)) as PaymentRow;
     // The provider's own cancel notification may have finalized it first: same outcome.

@@ -1,6 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { DELIVERY_CHANNEL } from '../db/outbox.js';
 import type { PaymentRow } from '../db/payments.js';
-import { PAYMENT_COLUMNS } from '../db/payments.js';
-import { enqueueEvent } from '../db/outbox.js';
 import type { Queryable } from '../db/pool.js';
 import { paymentEventBody, paymentEventType } from '../domain/events.js';
 import type { TerminalStatus } from '../domain/types.js';
@@ -14,41 +14,64 @@ export interface FinalizeInput {
   subscriptionId?: string;
 }
 
+// One statement: the conditional status change, the outbox event and its first delivery
+// commit together or not at all (transactional outbox, D6).
+const FINALIZE_SQL = `
+WITH upd AS (
+  UPDATE payments SET status = $2,
+    last_error = CASE WHEN $2 = 'failed' THEN $3 ELSE last_error END,
+    metadata = $4::jsonb,
+    subscription_id = COALESCE($5, subscription_id),
+    finalized_at = $6, updated_at = $6
+  WHERE id = $1 AND status = 'initiated'
+  RETURNING id, app_id),
+ev AS (
+  INSERT INTO outbound_events (id, app_id, payment_id, event_type, body)
+  SELECT $7, app_id, id, $8, $9 FROM upd
+  RETURNING id, app_id, payment_id)
+INSERT INTO deliveries (id, event_id, app_id, payment_id)
+SELECT $10, id, app_id, payment_id FROM ev`;
+
 /**
  * The one way a payment leaves initiated (spec 3.1 rules 1-2): a conditional UPDATE, so of
- * any number of concurrent events exactly one moves it, and the outbound event is enqueued
- * in the same transaction. Returns null when the payment was already terminal.
+ * any number of concurrent events exactly one moves it, with the outbound event enqueued
+ * in the same statement. `payment` is the row as read before (an initiated payment's
+ * fields do not change until this statement). Returns the finalized row, or null when the
+ * payment was already terminal.
  */
 export async function finalizePayment(
-  tx: Queryable,
-  paymentId: string,
+  db: Queryable,
+  payment: PaymentRow,
   input: FinalizeInput,
 ): Promise<PaymentRow | null> {
-  const res = await tx.query<PaymentRow>({
+  const at = new Date();
+  const finalized: PaymentRow = {
+    ...payment,
+    status: input.outcome,
+    last_error: input.outcome === 'failed' ? (input.errorText ?? '') : payment.last_error,
+    metadata: { ...payment.metadata, ...input.enrichment },
+    finalized_at: at,
+    updated_at: at,
+  };
+  const eventType = paymentEventType(input.outcome);
+  const res = await db.query({
     name: 'payments_finalize',
-    text: `UPDATE payments SET status = $2,
-         last_error = CASE WHEN $2 = 'failed' THEN COALESCE($3, '') ELSE last_error END,
-         metadata = metadata || COALESCE($4::jsonb, '{}'::jsonb),
-         subscription_id = COALESCE($5, subscription_id),
-         finalized_at = now(), updated_at = now()
-       WHERE id = $1 AND status = 'initiated'
-       RETURNING ${PAYMENT_COLUMNS}`,
+    text: FINALIZE_SQL,
     values: [
-      paymentId,
+      payment.id,
       input.outcome,
-      input.errorText ?? null,
-      input.enrichment ? JSON.stringify(input.enrichment) : null,
+      input.errorText ?? '',
+      JSON.stringify(finalized.metadata),
       input.subscriptionId ?? null,
+      at,
+      'evt_' + randomBytes(12).toString('hex'),
+      eventType,
+      paymentEventBody(eventType, finalized, at),
+      'dlv_' + randomBytes(12).toString('hex'),
     ],
   });
-  const payment = res.rows[0];
-  if (!payment) return null;
-  const eventType = paymentEventType(input.outcome);
-  await enqueueEvent(tx, {
-    appId: payment.app_id,
-    paymentId: payment.id,
-    eventType,
-    body: paymentEventBody(eventType, payment, payment.updated_at),
-  });
-  return payment;
+  if (res.rowCount !== 1) return null;
+  // Sent after the commit above, so a woken worker finds the delivery.
+  await db.query(`NOTIFY ${DELIVERY_CHANNEL}`);
+  return finalized;
 }

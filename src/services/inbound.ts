@@ -177,14 +177,12 @@ async function apply(
         ? { ack: NONE, outcome: 'none' }
         : { ack: ALREADY, outcome: 'already_finalized' };
     case 'payment': {
-      const done = await withTransaction(deps.pool, (tx) =>
-        finalizePayment(tx, payment.id, {
-          outcome: action.outcome,
-          errorText: action.errorText,
-          enrichment: action.enrichment,
-          subscriptionId: ev.subscriptionId,
-        }),
-      );
+      const done = await finalizePayment(deps.pool, payment, {
+        outcome: action.outcome,
+        errorText: action.errorText,
+        enrichment: action.enrichment,
+        subscriptionId: ev.subscriptionId,
+      });
       return done
         ? { ack: ACK, outcome: `finalized_${action.outcome}` }
         : { ack: ALREADY, outcome: 'already_finalized' };
@@ -237,9 +235,10 @@ async function capture(
   } catch (err) {
     if (err instanceof ProviderError && err.kind === 'rejected') {
       // The provider refused the capture: the payment cannot complete.
-      const done = await withTransaction(deps.pool, (tx) =>
-        finalizePayment(tx, payment.id, { outcome: 'failed', errorText: err.providerText }),
-      );
+      const done = await finalizePayment(deps.pool, payment, {
+        outcome: 'failed',
+        errorText: err.providerText,
+      });
       return done
         ? { ack: ACK, outcome: 'finalized_failed' }
         : { ack: ALREADY, outcome: 'already_finalized' };

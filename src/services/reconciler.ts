@@ -1,5 +1,4 @@
 import { PAYMENT_COLUMNS, type PaymentRow } from '../db/payments.js';
-import { withTransaction } from '../db/pool.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { Gateway } from '../gateway.js';
 import { finalizePayment } from './finalize.js';
@@ -31,13 +30,11 @@ export async function reconcileDue(gw: Gateway, limit = 20): Promise<number> {
     try {
       const action = await provider.fetchStatus(ctx, ref);
       if (action.kind === 'payment') {
-        await withTransaction(gw.pool, (tx) =>
-          finalizePayment(tx, payment.id, {
-            outcome: action.outcome,
-            errorText: action.errorText,
-            enrichment: action.enrichment,
-          }),
-        );
+        await finalizePayment(gw.pool, payment, {
+          outcome: action.outcome,
+          errorText: action.errorText,
+          enrichment: action.enrichment,
+        });
       } else if (action.kind === 'capture_required' && provider.capture) {
         await provider.capture(ctx, ref);
       }

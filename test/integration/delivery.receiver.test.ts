@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
 import { insertPayment } from '../../src/db/payments.js';
-import { withTransaction } from '../../src/db/pool.js';
 import { newId } from '../../src/domain/ids.js';
 import type { TerminalStatus } from '../../src/domain/types.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
@@ -60,8 +59,10 @@ async function finalizedPayment(
     null,
   );
   await pool.query(`UPDATE payments SET provider_ref = $2 WHERE id = $1`, [p.id, `ref-${p.id}`]);
-  const done = await withTransaction(pool, (tx) =>
-    finalizePayment(tx, p.id, { outcome, errorText }),
+  const done = await finalizePayment(
+    pool,
+    { ...p, provider_ref: `ref-${p.id}` },
+    { outcome, errorText },
   );
   assert.ok(done);
   return p.id;
