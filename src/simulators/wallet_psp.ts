@@ -42,6 +42,7 @@ import {
   type SigningKeyRecord,
 } from './wallet_psp/signing.js';
 import { registerRefundRoutes } from './wallet_psp/refunds.js';
+import { registerReportingRoutes } from './wallet_psp/reporting.js';
 
 type SimAction = (typeof SIM_ACTIONS)[number];
 
@@ -187,6 +188,7 @@ export function walletPspSimulator(gw: Gateway, clock: SimClock) {
 
   return async (app: FastifyInstance) => {
     registerRefundRoutes(app, { gw, clock, apiBase: sim.apiBase, orders, authorize, deliver });
+    registerReportingRoutes(app, { gw, clock, authorize });
 
     app.post('/v1/oauth2/token', async (req, reply) => {
       const creds = sim.credentials();

@@ -12,6 +12,7 @@ import { apiCall, errorIssue, rejected } from './client.js';
 import { orderAction } from './mapping.js';
 import { refund } from './refund.js';
 import { parseWebhook, verifyWebhook } from './webhook.js';
+import { fetchBalances, listPayouts } from './reporting.js';
 import { WP_CURRENCIES, type WpCreateOrderRequest, type WpOrder } from './wire.js';
 
 function isOrder(v: unknown): v is WpOrder {
@@ -98,4 +99,6 @@ export const walletPsp: PaymentProvider = {
   fetchStatus,
   capture,
   refund,
+  fetchBalances,
+  listPayouts,
 };

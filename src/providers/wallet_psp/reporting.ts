@@ -84,20 +84,25 @@ function payout(t: WpTransactionInfo): ProviderPayout {
   };
 }
 
-/** Payouts initiated in [since, until), oldest first. */
+/**
+ * Payouts initiated in [since, until), oldest first. The search takes whole seconds with an
+ * inclusive end: each window is widened to whole seconds, and the answers are deduplicated
+ * and cut to the exact window here.
+ */
 export async function listPayouts(
   ctx: ProviderContext,
   since: Date,
   until: Date,
 ): Promise<ProviderPayout[]> {
-  const out: ProviderPayout[] = [];
-  for (let from = since.getTime(); from < until.getTime(); from += WP_MAX_SEARCH_DAYS * DAY_MS) {
-    const to = Math.min(from + WP_MAX_SEARCH_DAYS * DAY_MS, until.getTime());
+  const out = new Map<string, ProviderPayout>();
+  // A minute short of the limit, so the widening to whole seconds never passes it.
+  const span = WP_MAX_SEARCH_DAYS * DAY_MS - 60_000;
+  for (let from = since.getTime(); from < until.getTime(); from += span) {
+    const to = Math.min(from + span, until.getTime());
     for (let page = 1; page <= MAX_PAGES; page++) {
       const q = new URLSearchParams({
-        start_date: providerTime(new Date(from)),
-        // The search's end is inclusive: stop one millisecond short of the next window.
-        end_date: providerTime(new Date(to - 1)),
+        start_date: providerTime(new Date(Math.floor(from / 1000) * 1000)),
+        end_date: providerTime(new Date(Math.ceil(to / 1000) * 1000)),
         transaction_type: WP_EVENT_WITHDRAWAL,
         fields: 'transaction_info',
         page_size: String(WP_MAX_PAGE_SIZE),
@@ -111,11 +116,17 @@ export async function listPayouts(
       }
       for (const d of body.transaction_details) {
         if (d.transaction_info?.transaction_event_code === WP_EVENT_WITHDRAWAL) {
-          out.push(payout(d.transaction_info));
+          const p = payout(d.transaction_info);
+          out.set(p.id, p);
         }
       }
       if (typeof body.total_pages !== 'number' || page >= body.total_pages) break;
     }
   }
-  return out.sort((a, b) => a.initiatedAt.getTime() - b.initiatedAt.getTime());
+  return (
+    [...out.values()]
+      .filter((p) => p.initiatedAt >= since && p.initiatedAt < until)
+      // Stable: payouts of one second keep the provider's order.
+      .sort((a, b) => a.initiatedAt.getTime() - b.initiatedAt.getTime())
+  );
 }
