@@ -45,22 +45,48 @@ export type NewPayment = Pick<
   | 'metadata'
 >;
 
-/** Inserts an initiated payment; the invoice number comes from the one global sequence. */
-export async function insertPayment(
+export interface CreationContext {
+  invoicePrefix: string | null;
+  /** The Idempotency-Key claim that should point at the new payment, if any. */
+  claim: { appId: string; endpoint: string; key: string } | null;
+}
+
+/**
+ * Creates an initiated payment in one statement (one round trip, atomic): the customer
+ * upsert (spec 2.3), the payment with its invoice number from the one global sequence, and
+ * the idempotency key's pointer to it, so a crash after the commit leaves the key pointing
+ * at this payment. A failure names its table in err.table (customers or payments).
+ */
+export async function createPaymentRecord(
   db: Queryable,
   p: NewPayment,
-  invoicePrefix: string | null,
+  ctx: CreationContext,
 ): Promise<PaymentRow> {
   const res = await db.query<PaymentRow>({
-    name: 'payments_insert',
-    text: `INSERT INTO payments (id, app_id, mode, amount_minor, currency, method, provider,
-         external_user_id, email, return_url, metadata, invoice_number)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
-         -- lpad alone would truncate numbers past 999999; they must grow instead (D3).
-         CASE WHEN $12::text IS NULL THEN NULL
-              ELSE (SELECT $12::text || '-' || lpad(n::text, greatest(6, length(n::text)), '0')
-                    FROM nextval('invoice_number_seq') AS n) END)
-       RETURNING ${PAYMENT_COLUMNS}`,
+    name: 'payments_create',
+    text: `WITH customer AS (
+         INSERT INTO customers (app_id, external_user_id, email, payments_count)
+         VALUES ($2, $8, $9, 1)
+         ON CONFLICT (app_id, external_user_id) DO UPDATE SET
+           email = COALESCE(EXCLUDED.email, customers.email),
+           payments_count = customers.payments_count + 1,
+           updated_at = now()
+         RETURNING 1),
+       payment AS (
+         INSERT INTO payments (id, app_id, mode, amount_minor, currency, method, provider,
+           external_user_id, email, return_url, metadata, invoice_number)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+           -- lpad alone would truncate numbers past 999999; they must grow instead (D3).
+           CASE WHEN $12::text IS NULL THEN NULL
+                ELSE (SELECT $12::text || '-' || lpad(n::text, greatest(6, length(n::text)), '0')
+                      FROM nextval('invoice_number_seq') AS n) END
+         FROM customer
+         RETURNING ${PAYMENT_COLUMNS}),
+       claim AS (
+         UPDATE idempotency_keys SET resource_id = $1
+         WHERE app_id = $13 AND endpoint = $14 AND key = $15
+         RETURNING 1)
+       SELECT payment.* FROM payment`,
     values: [
       p.id,
       p.app_id,
@@ -73,7 +99,10 @@ export async function insertPayment(
       p.email,
       p.return_url,
       JSON.stringify(p.metadata),
-      invoicePrefix,
+      ctx.invoicePrefix,
+      ctx.claim?.appId ?? null,
+      ctx.claim?.endpoint ?? null,
+      ctx.claim?.key ?? null,
     ],
   });
   return res.rows[0] as PaymentRow;

@@ -1,10 +1,8 @@
 import type { SettledPaymentCache } from '../cache.js';
 import type { AppRow } from '../db/apps.js';
-import { upsertCustomer } from '../db/customers.js';
-import * as idem from '../db/idempotency.js';
 import * as paymentsDb from '../db/payments.js';
 import type { PaymentRow } from '../db/payments.js';
-import { withTransaction, type Pool } from '../db/pool.js';
+import type { Pool } from '../db/pool.js';
 import { ApiError, notFoundPayment } from '../domain/errors.js';
 import { isPaymentId, newId } from '../domain/ids.js';
 import {
@@ -113,40 +111,32 @@ async function insertNew(
       `provider checkout failed: ${provider} is not configured for ${app.mode} mode`,
     );
   }
-  return withTransaction(deps.pool, async (tx) => {
-    try {
-      await upsertCustomer(tx, app.id, req.externalUserId, req.email);
-    } catch (err) {
-      deps.log.error({ err }, 'customer upsert failed');
-      throw new ApiError(500, 'customer upsert failed');
-    }
-    let payment: PaymentRow;
-    try {
-      payment = await paymentsDb.insertPayment(
-        tx,
-        {
-          id: newId(),
-          app_id: app.id,
-          mode: app.mode,
-          amount_minor: req.amountMinor,
-          currency: req.currency,
-          method: req.method,
-          provider,
-          external_user_id: req.externalUserId,
-          email: req.email,
-          return_url: req.returnUrl,
-          metadata: req.metadata,
-        },
-        req.invoicePrefix,
-      );
-      // Same transaction: a crash after commit leaves the key pointing at this payment.
-      if (claim.scope) await idem.setResource(tx, claim.scope, payment.id);
-    } catch (err) {
-      deps.log.error({ err }, 'payment insert failed');
-      throw new ApiError(500, 'payment create failed');
-    }
-    return payment;
-  });
+  try {
+    return await paymentsDb.createPaymentRecord(
+      deps.pool,
+      {
+        id: newId(),
+        app_id: app.id,
+        mode: app.mode,
+        amount_minor: req.amountMinor,
+        currency: req.currency,
+        method: req.method,
+        provider,
+        external_user_id: req.externalUserId,
+        email: req.email,
+        return_url: req.returnUrl,
+        metadata: req.metadata,
+      },
+      { invoicePrefix: req.invoicePrefix, claim: claim.scope },
+    );
+  } catch (err) {
+    const table = (err as { table?: string }).table;
+    deps.log.error({ err }, 'creating the payment record failed');
+    throw new ApiError(
+      500,
+      table === 'customers' ? 'customer upsert failed' : 'payment create failed',
+    );
+  }
 }
 
 async function register(

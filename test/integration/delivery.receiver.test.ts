@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
-import { insertPayment } from '../../src/db/payments.js';
+import { createPaymentRecord } from '../../src/db/payments.js';
 import { newId } from '../../src/domain/ids.js';
 import type { TerminalStatus } from '../../src/domain/types.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
@@ -41,7 +41,7 @@ async function finalizedPayment(
   errorText?: string,
 ): Promise<string> {
   const pool = gw.running.gw.pool;
-  const p = await insertPayment(
+  const p = await createPaymentRecord(
     pool,
     {
       id: newId(),
@@ -56,7 +56,7 @@ async function finalizedPayment(
       return_url: 'https://shop.example/done',
       metadata: { order: 'A-1', nested: { k: [1, 2] } },
     },
-    null,
+    { invoicePrefix: null, claim: null },
   );
   await pool.query(`UPDATE payments SET provider_ref = $2 WHERE id = $1`, [p.id, `ref-${p.id}`]);
   const done = await finalizePayment(
@@ -256,7 +256,7 @@ test('retry-webhook: unknown payment 404, payment without events 422, admin toke
   const malformed = await gw.admin('POST', `/admin/payments/nope/retry-webhook`);
   assert.equal(malformed.status, 404);
   assert.equal(malformed.text, 'payment not found');
-  const p = await insertPayment(
+  const p = await createPaymentRecord(
     gw.running.gw.pool,
     {
       id: newId(),
@@ -271,7 +271,7 @@ test('retry-webhook: unknown payment 404, payment without events 422, admin toke
       return_url: 'https://x.example/',
       metadata: {},
     },
-    null,
+    { invoicePrefix: null, claim: null },
   );
   const none = await gw.admin('POST', `/admin/payments/${p.id}/retry-webhook`);
   assert.equal(none.status, 422);
