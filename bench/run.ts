@@ -7,6 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchDatabase, machine } from './lib/env.js';
+import { benchAdmin } from './admin.js';
 import { benchCreatePayments } from './scenarios/create.js';
 import { benchSignedGet } from './scenarios/get.js';
 import { benchWebhookToDelivery } from './scenarios/webhook.js';
@@ -26,6 +27,7 @@ const SCENARIOS: Record<string, Scenario> = {
   get: benchSignedGet,
   create: benchCreatePayments,
   webhook: benchWebhookToDelivery,
+  admin: benchAdmin,
 };
 
 async function main() {
