@@ -433,6 +433,31 @@ describe('GET /admin/summary', () => {
     assert.deepEqual(idle?.by_currency, []);
   });
 
+  test('closed days come from the rollup, computed once even by two instances at once', async () => {
+    await sql(gw.databaseUrl, 'DELETE FROM report_days');
+    const second = await startTestGateway({}, {}, gw);
+    try {
+      const since = today - 12 * DAY;
+      const answers = await Promise.all(
+        [gw, second, gw, second, gw, second].map(async (g) => {
+          const res = await g.admin('GET', `/admin/summary?since=${ymd(since)}`);
+          assertStatus(res, 200);
+          return withoutTimes(exactParse<SummaryBody>(res));
+        }),
+      );
+      for (const a of answers) assert.deepEqual(a, expectedSummary(since, Date.now(), ''));
+      const days = await sql<{ n: number; first: string }>(
+        gw.databaseUrl,
+        `SELECT count(*)::int AS n, to_char(min(day), 'YYYY-MM-DD') AS first FROM report_days`,
+      );
+      // Every full day before yesterday is closed; yesterday too once it is 01:00 UTC.
+      const closed = dayStart(Date.now() - 3_600_000);
+      assert.deepEqual(days[0], { n: Math.round((closed - since) / DAY), first: ymd(since) });
+    } finally {
+      await second.running.stop();
+    }
+  });
+
   test('the rollup agrees with the rows after a past day changes', async () => {
     const since = today - 12 * DAY;
     await getSummary(`?since=${ymd(since)}`); // materializes the closed days
