@@ -102,10 +102,16 @@ export function reportWindow(
   return { since: start, until };
 }
 
-/** GET /admin/payouts: [since, until), until defaulting to now and since to 30 days before. */
+/**
+ * GET /admin/payouts: [since, until), until defaulting to now and since to 30 days before.
+ * At most 366 days: a provider searches its history in 31-day windows, one call each.
+ */
 export function payoutWindow(q: { since?: string; until?: string }, now: Date): Window {
   const until = parseTimestamp('until', q.until) ?? now;
   const since = parseTimestamp('since', q.since) ?? new Date(until.getTime() - 30 * DAY_MS);
   if (since.getTime() > until.getTime()) throw new ApiError(400, 'since must not be after until');
+  if (until.getTime() - since.getTime() > 366 * DAY_MS) {
+    throw new ApiError(400, 'since and until must be at most 366 days apart');
+  }
   return { since, until };
 }

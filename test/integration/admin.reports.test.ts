@@ -835,6 +835,10 @@ describe('400 for bad parameters', () => {
     ['/admin/payouts?since=garbage', SINCE],
     ['/admin/payouts?until=2026-02-29', UNTIL],
     ['/admin/payouts?since=2026-03-01&until=2026-02-01', 'since must not be after until'],
+    [
+      '/admin/payouts?since=2024-01-01&until=2025-01-02',
+      'since and until must be at most 366 days apart',
+    ],
   ];
   for (const [path, reason] of cases) {
     test(`${path}: 400 ${reason}`, async () => {
