@@ -37,8 +37,9 @@ export async function startGateway(
     databaseUrl = embedded.url;
   }
   const pool = createPool(databaseUrl, opts.poolMax ?? 20);
+  const durablePool = createPool(databaseUrl, 10, true);
   const listener = new Listener(databaseUrl, log);
-  const gw = createGateway(config, pool, log, listener);
+  const gw = createGateway(config, pool, durablePool, log, listener);
   const http = buildHttpServer(gw);
   let workers: Workers | undefined;
   try {
@@ -56,6 +57,7 @@ export async function startGateway(
     await workers?.stop().catch(() => undefined);
     await listener.stop();
     await pool.end().catch(() => undefined);
+    await durablePool.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
     throw err;
   }
@@ -72,6 +74,7 @@ export async function startGateway(
         await workers?.stop();
         await listener.stop();
         await pool.end();
+        await durablePool.end();
         await embedded?.stop();
       })();
       return stopping;

@@ -16,6 +16,11 @@ export type Phase = 'starting' | 'ready' | 'draining';
 export interface Gateway {
   config: Config;
   pool: Pool;
+  /**
+   * Commits wait for the disk: for the last write of a request, which then needs no
+   * separate durability barrier (db/pool.ts).
+   */
+  durablePool: Pool;
   log: Logger;
   urls: GatewayUrls;
   providers: ProviderRegistry;
@@ -35,6 +40,7 @@ export interface Gateway {
 export function createGateway(
   config: Config,
   pool: Pool,
+  durablePool: Pool,
   log: Logger,
   listener: Listener,
 ): Gateway {
@@ -52,6 +58,7 @@ export function createGateway(
   return {
     config,
     pool,
+    durablePool,
     log,
     urls,
     providers: new ProviderRegistry(config, urls),

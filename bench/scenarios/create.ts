@@ -7,15 +7,24 @@ import { signedHeaders } from '../lib/sign.js';
 import type { BenchSettings } from '../run.js';
 
 /**
- * Row writes one test-mode POST /v1/payments makes: idempotency claim, customer upsert,
- * payment insert, idempotency resource, simulator transaction, provider reference,
- * idempotency completion.
+ * Row writes one test-mode POST /v1/payments makes: idempotency claim; customer, payment
+ * and the key's pointer (one statement); the simulator's transaction and its two reference
+ * rows; the provider reference; idempotency completion.
  */
-const WRITES_PER_PAYMENT = 7;
+const WRITES_PER_PAYMENT = 9;
 
-/** The reference: a raw node-postgres loop doing the same number of single-row writes. */
+/**
+ * The reference: a raw node-postgres loop doing the same number of single-row writes per
+ * "payment", with the gateway's commit discipline (asynchronous commits, then one
+ * synchronous barrier commit), so the ratio isolates what HTTP, JSON, signing and the
+ * simulator hop cost on top of the database work.
+ */
 async function referenceWrites(databaseUrl: string, s: BenchSettings) {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 20 });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 20,
+    options: '-c synchronous_commit=off',
+  });
   await pool.query(
     'CREATE TABLE IF NOT EXISTS bench_ref (id text PRIMARY KEY, n integer, data jsonb)',
   );
@@ -30,6 +39,9 @@ async function referenceWrites(databaseUrl: string, s: BenchSettings) {
       for (let i = 1; i < WRITES_PER_PAYMENT; i++) {
         await pool.query('UPDATE bench_ref SET n = $2 WHERE id = $1', [id, i]);
       }
+      await pool.query(
+        'BEGIN; SET LOCAL synchronous_commit = on; SELECT pg_current_xact_id(); COMMIT',
+      );
       latencies.push(performance.now() - t0);
       done++;
     }
@@ -50,8 +62,9 @@ async function referenceWrites(databaseUrl: string, s: BenchSettings) {
 
 /** POST /v1/payments in test mode (idr_psp qris through the built-in simulator), each with its own key. */
 export async function benchCreatePayments(db: BenchDatabase, s: BenchSettings) {
-  const gw = await startGatewayProcess(db.url);
-  const app = await createApp(gw.url, {});
+  const setup = await startGatewayProcess(db.url);
+  const app = await createApp(setup.url, {});
+  await setup.stop();
   type Req = NonNullable<LoadOptions['requests']>[number];
   const request = (): Req => ({
     setupRequest: (req) => {
@@ -76,21 +89,28 @@ export async function benchCreatePayments(db: BenchDatabase, s: BenchSettings) {
       };
     },
   });
-  await load({ url: gw.url, connections: s.connections, duration: 2, requests: [request()] });
-  const result = await load({
-    url: gw.url,
-    connections: s.connections,
-    duration: s.durationS,
-    requests: [request()],
-  });
-  const rss = gw.peakRssMiB();
-  await gw.stop();
+  const instances: Record<string, unknown>[] = [];
+  for (const workers of s.instances) {
+    const gw = await startGatewayProcess(db.url, { WORKERS: String(workers) });
+    await load({ url: gw.url, connections: s.connections, duration: 2, requests: [request()] });
+    const result = await load({
+      url: gw.url,
+      connections: s.connections,
+      duration: s.durationS,
+      requests: [request()],
+    });
+    instances.push({ workers, ...result, peak_rss_mib: gw.peakRssMiB() });
+    await gw.stop();
+  }
   const reference = await referenceWrites(db.url, s);
   return {
     connections: s.connections,
     duration_s: s.durationS,
     writes_per_payment: WRITES_PER_PAYMENT,
-    gateway: { ...result, peak_rss_mib: rss, ratio_to_reference: ratio(result.rps, reference.rps) },
+    gateway: instances.map((g) => ({
+      ...g,
+      ratio_to_reference: ratio(g.rps as number, reference.rps),
+    })),
     reference,
   };
 }

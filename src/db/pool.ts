@@ -17,14 +17,16 @@ export type Queryable = Pick<pg.Pool, 'query'>;
  * a request makes several commits, and waiting for a disk flush after each would bound the
  * gateway by the disk's flush rate several times over. Durability comes from one barrier,
  * `durable()`, before anything leaves the process: every reply to a state-changing request,
- * every outbound delivery, every money-moving provider call. See docs/adr/0002.
+ * every outbound delivery, every money-moving provider call. A request whose last write
+ * goes through a synchronous pool (synchronousCommit = true) needs no separate barrier:
+ * that commit flushes everything before it. See docs/adr/0002.
  */
-export function createPool(connectionString: string, max = 20): pg.Pool {
+export function createPool(connectionString: string, max = 20, synchronousCommit = false): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max,
     idleTimeoutMillis: 30_000,
-    options: '-c synchronous_commit=off',
+    options: `-c synchronous_commit=${synchronousCommit ? 'on' : 'off'}`,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);

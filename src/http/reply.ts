@@ -37,3 +37,17 @@ export function jsonBody(req: FastifyRequest): unknown {
     return Symbol.for('invalid');
   }
 }
+
+const durableReplies = new WeakSet<FastifyRequest>();
+
+/**
+ * The handler's last write committed synchronously after all its other writes, so the
+ * reply needs no separate durability barrier (db/pool.ts).
+ */
+export function markDurable(req: FastifyRequest): void {
+  durableReplies.add(req);
+}
+
+export function isMarkedDurable(req: FastifyRequest): boolean {
+  return durableReplies.has(req);
+}

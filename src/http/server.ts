@@ -3,7 +3,7 @@ import { durable } from '../db/pool.js';
 import { ApiError } from '../domain/errors.js';
 import type { Gateway } from '../gateway.js';
 import { registerSimulators } from '../simulators/index.js';
-import { sendText } from './reply.js';
+import { isMarkedDurable, sendText } from './reply.js';
 import { adminRoutes, metricsRoute } from './routes/admin.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { healthRoutes } from './routes/health.js';
@@ -43,8 +43,10 @@ export function buildHttpServer(gw: Gateway) {
     // A kept-alive connection would hold the drain open until its idle timeout.
     if (gw.phase === 'draining') reply.header('Connection', 'close');
     // The simulators stand in for providers: their state is not the gateway's to guard.
-    if (req.method === 'GET' || req.method === 'HEAD' || req.url.startsWith('/sim/'))
+    if (req.method === 'GET' || req.method === 'HEAD' || req.url.startsWith('/sim/')) {
       return payload;
+    }
+    if (isMarkedDurable(req)) return payload;
     try {
       await durable(gw.pool);
     } catch (err) {

@@ -15,7 +15,8 @@ export interface FinalizeInput {
 }
 
 // One statement: the conditional status change, the outbox event and its first delivery
-// commit together or not at all (transactional outbox, D6).
+// commit together or not at all (transactional outbox, D6); the NOTIFY that wakes the
+// delivery workers is sent with that commit.
 const FINALIZE_SQL = `
 WITH upd AS (
   UPDATE payments SET status = $2,
@@ -28,9 +29,12 @@ WITH upd AS (
 ev AS (
   INSERT INTO outbound_events (id, app_id, payment_id, event_type, body)
   SELECT $7, app_id, id, $8, $9 FROM upd
-  RETURNING id, app_id, payment_id)
-INSERT INTO deliveries (id, event_id, app_id, payment_id)
-SELECT $10, id, app_id, payment_id FROM ev`;
+  RETURNING id, app_id, payment_id),
+dl AS (
+  INSERT INTO deliveries (id, event_id, app_id, payment_id)
+  SELECT $10, id, app_id, payment_id FROM ev
+  RETURNING id)
+SELECT pg_notify('${DELIVERY_CHANNEL}', '') FROM dl`;
 
 /**
  * The one way a payment leaves initiated (spec 3.1 rules 1-2): a conditional UPDATE, so of
@@ -70,8 +74,5 @@ export async function finalizePayment(
       'dlv_' + randomBytes(12).toString('hex'),
     ],
   });
-  if (res.rowCount !== 1) return null;
-  // Sent after the commit above, so a woken worker finds the delivery.
-  await db.query(`NOTIFY ${DELIVERY_CHANNEL}`);
-  return finalized;
+  return res.rowCount === 1 ? finalized : null;
 }

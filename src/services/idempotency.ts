@@ -6,6 +6,8 @@ import { ApiError } from '../domain/errors.js';
 export interface StoredResponse {
   status: number;
   body: string;
+  /** Everything the request wrote is on disk (its last write committed synchronously). */
+  durable?: boolean;
 }
 
 export interface Claim {
@@ -32,6 +34,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export async function runIdempotent(
   pool: Pool,
+  durablePool: Pool,
   scope: idem.IdempotencyScope | null,
   rawBody: Buffer,
   handler: (claim: Claim) => Promise<StoredResponse>,
@@ -58,14 +61,19 @@ export async function runIdempotent(
         throw new ApiError(409, 'idempotency conflict — different body for same key');
       }
       if (row.state === 'completed') {
-        return { status: row.response_status as number, body: row.response_body as string };
+        // A replay writes nothing; the stored answer was committed synchronously.
+        return {
+          status: row.response_status as number,
+          body: row.response_body as string,
+          durable: true,
+        };
       }
       if (row.state === 'released' || row.lease_expired) {
         const taken = await idem.takeOver(pool, scope, row, hash, LEASE_MS);
         if (taken) resumeId = taken.resourceId;
       }
     }
-    if (resumeId !== undefined) return own(pool, scope, resumeId, handler);
+    if (resumeId !== undefined) return own(pool, durablePool, scope, resumeId, handler);
     if (Date.now() - started > MAX_WAIT_MS) {
       throw new ApiError(503, 'service unavailable', { 'Retry-After': '1' });
     }
@@ -76,6 +84,7 @@ export async function runIdempotent(
 
 async function own(
   pool: Pool,
+  durablePool: Pool,
   scope: idem.IdempotencyScope,
   resumeId: string | null,
   handler: (claim: Claim) => Promise<StoredResponse>,
@@ -87,10 +96,11 @@ async function own(
     await idem.release(pool, scope).catch(() => undefined);
     throw err;
   }
+  // The last write of the request, committed synchronously: it flushes every earlier one.
   if (response.status >= 200 && response.status < 300) {
-    await idem.complete(pool, scope, response.status, response.body);
+    await idem.complete(durablePool, scope, response.status, response.body);
   } else {
-    await idem.release(pool, scope);
+    await idem.release(durablePool, scope);
   }
-  return response;
+  return { ...response, durable: true };
 }

@@ -18,6 +18,8 @@ import { finalizePayment } from './finalize.js';
 
 export interface InboundDeps {
   pool: Pool;
+  /** The outcome record is the request's last write: committed synchronously (db/pool.ts). */
+  durablePool: Pool;
   providers: ProviderRegistry;
   providerTimeoutMs: number;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -61,7 +63,7 @@ export async function handleProviderWebhook(
     if (await provider.verifyWebhook(endpoint, headers, rawBody)) verifiedModes.push(mode);
   }
   if (verifiedModes.length === 0) {
-    await recordInboundOutcome(deps.pool, archiveId, {
+    await recordInboundOutcome(deps.durablePool, archiveId, {
       signatureValid: false,
       outcome: 'bad_signature',
     });
@@ -80,7 +82,7 @@ export async function handleProviderWebhook(
     ) {
       // Informational events tied to no payment (a customer created...): acknowledge, or the
       // provider would redeliver them forever.
-      await recordInboundOutcome(deps.pool, archiveId, {
+      await recordInboundOutcome(deps.durablePool, archiveId, {
         signatureValid: true,
         outcome: 'none',
         mode: verifiedModes[0],
@@ -94,7 +96,7 @@ export async function handleProviderWebhook(
     if (!verifiedModes.includes(payment.mode))
       throw new Rejection(401, 'bad signature', 'mode_mismatch');
     const { ack, outcome } = await apply(deps, slug, payment, event);
-    await recordInboundOutcome(deps.pool, archiveId, {
+    await recordInboundOutcome(deps.durablePool, archiveId, {
       signatureValid: true,
       outcome,
       mode: payment.mode,
@@ -109,7 +111,7 @@ export async function handleProviderWebhook(
         : err instanceof BadReference
           ? new Rejection(400, `bad reference: ${err.message}`, 'bad_reference')
           : null;
-    await recordInboundOutcome(deps.pool, archiveId, {
+    await recordInboundOutcome(deps.durablePool, archiveId, {
       signatureValid: rejection?.outcome !== 'mode_mismatch',
       outcome: rejection?.outcome ?? 'error',
       eventType: event?.eventType ?? null,
@@ -119,15 +121,19 @@ export async function handleProviderWebhook(
   }
 }
 
+const LOCATE = {
+  subscription: `SELECT ${PAYMENT_COLUMNS} FROM payments
+    WHERE provider = $1 AND subscription_id = $2 AND parent_payment_id IS NULL ORDER BY created_at LIMIT 1`,
+  id: `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = $1`,
+  providerRef: `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE provider = $1 AND provider_ref = $2`,
+};
+
 async function findOne(
   db: Queryable,
-  where: string,
+  by: keyof typeof LOCATE,
   values: unknown[],
 ): Promise<PaymentRow | null> {
-  const res = await db.query<PaymentRow>(
-    `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE ${where} LIMIT 1`,
-    values,
-  );
+  const res = await db.query<PaymentRow>({ name: `locate_${by}`, text: LOCATE[by], values });
   return res.rows[0] ?? null;
 }
 
@@ -139,23 +145,19 @@ async function locatePayment(
 ): Promise<PaymentRow> {
   const subscriptionScoped = ev.action.kind === 'renewal' || ev.action.kind === 'subscription';
   if (subscriptionScoped && ev.subscriptionId) {
-    const first = await findOne(
-      db,
-      'provider = $1 AND subscription_id = $2 AND parent_payment_id IS NULL ORDER BY created_at',
-      [slug, ev.subscriptionId],
-    );
+    const first = await findOne(db, 'subscription', [slug, ev.subscriptionId]);
     if (first) return first;
   }
   if (ev.paymentId !== undefined) {
     if (!isPaymentId(ev.paymentId))
       throw new BadReference(`malformed payment id ${JSON.stringify(ev.paymentId)}`);
-    const p = await findOne(db, 'id = $1', [ev.paymentId]);
+    const p = await findOne(db, 'id', [ev.paymentId]);
     if (!p) throw new Rejection(404, 'unknown payment', 'unknown_payment');
     if (p.provider !== slug) throw new BadReference(`payment ${p.id} belongs to another provider`);
     return p;
   }
   if (ev.providerRef !== undefined) {
-    const p = await findOne(db, 'provider = $1 AND provider_ref = $2', [slug, ev.providerRef]);
+    const p = await findOne(db, 'providerRef', [slug, ev.providerRef]);
     if (!p) throw new BadReference(`unknown provider reference ${JSON.stringify(ev.providerRef)}`);
     return p;
   }

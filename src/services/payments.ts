@@ -18,6 +18,7 @@ import { runIdempotent, type Claim, type StoredResponse } from './idempotency.js
 
 export interface PaymentServiceDeps {
   pool: Pool;
+  durablePool: Pool;
   providers: ProviderRegistry;
   idrPspDirectQr: boolean;
   providerTimeoutMs: number;
@@ -82,7 +83,7 @@ export async function createPayment(
     idempotencyKey === undefined
       ? null
       : { appId: app.id, endpoint: 'POST /v1/payments', key: idempotencyKey };
-  return runIdempotent(deps.pool, scope, rawBody, async (claim) => {
+  return runIdempotent(deps.pool, deps.durablePool, scope, rawBody, async (claim) => {
     const req = parseCreatePayment(parseJsonObject(rawBody));
     const provider = routePayment(req.currency, req.method, {
       allowedProviders: app.allowed_providers,

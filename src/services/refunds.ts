@@ -16,6 +16,7 @@ import { runIdempotent, type Claim, type StoredResponse } from './idempotency.js
 
 export interface RefundServiceDeps {
   pool: Pool;
+  durablePool: Pool;
   providers: ProviderRegistry;
   providerTimeoutMs: number;
   log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
@@ -64,7 +65,7 @@ export async function createRefund(
     idempotencyKey === undefined
       ? null
       : { appId: app.id, endpoint: 'POST /v1/refunds', key: idempotencyKey };
-  return runIdempotent(deps.pool, scope, rawBody, async (claim) => {
+  return runIdempotent(deps.pool, deps.durablePool, scope, rawBody, async (claim) => {
     const body = parseJsonObject(rawBody);
     const paymentId = body.payment_id;
     if (paymentId === undefined || paymentId === null || paymentId === '') {
@@ -89,7 +90,7 @@ export async function adminRefund(
     idempotencyKey === undefined
       ? null
       : { appId: 'admin', endpoint: `POST /admin/refund`, key: idempotencyKey };
-  return runIdempotent(deps.pool, scope, rawBody, async (claim) => {
+  return runIdempotent(deps.pool, deps.durablePool, scope, rawBody, async (claim) => {
     const req = parseRefundFields(rawBody.length === 0 ? {} : parseJsonObject(rawBody));
     const payment = isPaymentId(paymentId) ? await findPayment(deps.pool, paymentId) : null;
     if (!payment) throw notFoundPayment();

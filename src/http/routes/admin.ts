@@ -67,6 +67,7 @@ export function adminRoutes(gw: Gateway) {
 
     const refundDeps = {
       pool: gw.pool,
+      durablePool: gw.durablePool,
       providers: gw.providers,
       providerTimeoutMs: gw.config.providerTimeoutMs,
       log: gw.log,

@@ -3,7 +3,7 @@ import { authenticateApp, type AuthenticatedApp } from '../../auth/appAuth.js';
 import type { Gateway } from '../../gateway.js';
 import { createPayment, getPaymentBody } from '../../services/payments.js';
 import { createRefund } from '../../services/refunds.js';
-import { header, rawBody, requestPath, sendJson } from '../reply.js';
+import { header, markDurable, rawBody, requestPath, sendJson } from '../reply.js';
 
 export function v1Routes(gw: Gateway) {
   const authenticate = (req: FastifyRequest): Promise<AuthenticatedApp> =>
@@ -22,6 +22,7 @@ export function v1Routes(gw: Gateway) {
 
   const paymentDeps = {
     pool: gw.pool,
+    durablePool: gw.durablePool,
     providers: gw.providers,
     idrPspDirectQr: gw.config.idrPspDirectQr,
     providerTimeoutMs: gw.config.providerTimeoutMs,
@@ -37,6 +38,7 @@ export function v1Routes(gw: Gateway) {
         rawBody(req),
         header(req, 'idempotency-key'),
       );
+      if (res.durable) markDurable(req);
       return sendJson(reply, res.status, res.body);
     });
 
@@ -48,6 +50,7 @@ export function v1Routes(gw: Gateway) {
         rawBody(req),
         header(req, 'idempotency-key'),
       );
+      if (res.durable) markDurable(req);
       return sendJson(reply, res.status, res.body);
     });
 
