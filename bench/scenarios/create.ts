@@ -11,7 +11,7 @@ import type { BenchSettings } from '../run.js';
  * and the key's pointer (one statement); the simulator's transaction and its two reference
  * rows; the provider reference; idempotency completion.
  */
-const WRITES_PER_PAYMENT = 9;
+const WRITES_PER_PAYMENT = 9; // rows; the simulator writes its three in one statement
 
 /**
  * The reference: a raw node-postgres loop doing the same number of single-row writes per

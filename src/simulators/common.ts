@@ -60,6 +60,33 @@ export class SimStore<T extends object> {
   }
 
   /**
+   * create() plus rows of other kinds pointing at it (reference aliases), in one statement;
+   * the links are written only when the object itself is new.
+   */
+  async createLinked(
+    id: string,
+    data: T,
+    links: { kind: string; id: string; data: object }[],
+  ): Promise<{ created: boolean; data: T }> {
+    const res = await this.db.query<{ data: T }>(
+      `WITH main AS (
+         INSERT INTO sim_objects (provider, kind, id, data) VALUES ($1, $2, $3, $4)
+         ON CONFLICT DO NOTHING RETURNING data),
+       linked AS (
+         INSERT INTO sim_objects (provider, kind, id, data)
+         SELECT $1, l.kind, l.id, l.data FROM jsonb_to_recordset($5::jsonb) AS l(kind text, id text, data jsonb)
+         WHERE EXISTS (SELECT 1 FROM main)
+         ON CONFLICT DO NOTHING)
+       SELECT data FROM main`,
+      [this.provider, this.kind, id, JSON.stringify(data), JSON.stringify(links)],
+    );
+    if (res.rows[0]) return { created: true, data: res.rows[0].data };
+    const existing = await this.get(id);
+    if (!existing) throw new Error('simulator object vanished during create');
+    return { created: false, data: existing };
+  }
+
+  /**
    * Read-modify-write under a row lock, so two concurrent actions on one object serialize.
    * update returns the new data, or null to leave the object unchanged.
    */

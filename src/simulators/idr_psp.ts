@@ -209,11 +209,17 @@ function sameRegistration(a: SimTransaction, b: SimTransaction): boolean {
 }
 
 async function store(sim: Sim, tx: SimTransaction): Promise<SimTransaction | null> {
-  const { data } = await sim.transactions.create(tx.order_id, tx);
+  const refs = (t: SimTransaction) =>
+    [t.token, t.transaction_id]
+      .filter((r): r is string => Boolean(r))
+      .map((r) => ({ kind: 'ref', id: r, data: { order_id: t.order_id } }));
+  // The transaction and the references that find it, in one statement.
+  const { created, data } = await sim.transactions.createLinked(tx.order_id, tx, refs(tx));
   if (!sameRegistration(data, tx)) return null;
-  // Always (re)written: a retry after a crash between the two inserts completes the refs.
-  if (data.token) await sim.refs.create(data.token, { order_id: data.order_id });
-  await sim.refs.create(data.transaction_id, { order_id: data.order_id });
+  if (!created) {
+    // A retried registration answers with the original: make sure its references exist.
+    for (const r of refs(data)) await sim.refs.create(r.id, r.data);
+  }
   return data;
 }
 
