@@ -22,13 +22,17 @@ export interface PaymentRow {
   qr_image_url: string | null;
   provider_deadline: Date | null;
   finalized_at: Date | null;
+  /** card_psp: the subscription the payment belongs to; renewals link to the first charge. */
+  subscription_id: string | null;
+  parent_payment_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
 export const PAYMENT_COLUMNS = `id, app_id, mode, status, amount_minor, currency, method, provider,
   provider_ref, external_user_id, email, return_url, metadata, invoice_number, last_error,
-  checkout_url, qr_string, qr_image_url, provider_deadline, finalized_at, created_at, updated_at`;
+  checkout_url, qr_string, qr_image_url, provider_deadline, finalized_at, subscription_id,
+  parent_payment_id, created_at, updated_at`;
 
 export type NewPayment = Pick<
   PaymentRow,

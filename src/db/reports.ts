@@ -5,6 +5,7 @@
  */
 import type { Window } from '../domain/adminQuery.js';
 import type { Mode } from '../domain/types.js';
+import { PAYMENT_COLUMNS, type PaymentRow } from './payments.js';
 import type { Queryable } from './pool.js';
 
 export interface GroupTotal {
@@ -220,42 +221,15 @@ export async function listRefundRows(
   return res.rows;
 }
 
-export interface PaymentDetailRow {
-  id: string;
-  app_id: string;
-  mode: Mode;
-  status: string;
-  amount_minor: number;
-  currency: string;
-  method: string;
-  provider: string;
-  provider_ref: string | null;
-  external_user_id: string;
-  email: string | null;
-  return_url: string;
-  metadata: Record<string, unknown>;
-  invoice_number: string | null;
-  last_error: string;
-  checkout_url: string | null;
-  qr_string: string | null;
-  qr_image_url: string | null;
-  provider_deadline: Date | null;
-  finalized_at: Date | null;
-  subscription_id: string | null;
-  parent_payment_id: string | null;
-  created_at: Date;
-  updated_at: Date;
+export interface PaymentDetailRow extends PaymentRow {
   inbound_events_count: number;
 }
 
 export async function paymentDetail(db: Queryable, id: string): Promise<PaymentDetailRow | null> {
   const res = await db.query<PaymentDetailRow>(
-    `SELECT p.id, p.app_id, p.mode, p.status, p.amount_minor, p.currency, p.method, p.provider,
-       p.provider_ref, p.external_user_id, p.email, p.return_url, p.metadata, p.invoice_number,
-       p.last_error, p.checkout_url, p.qr_string, p.qr_image_url, p.provider_deadline,
-       p.finalized_at, p.subscription_id, p.parent_payment_id, p.created_at, p.updated_at,
-       (SELECT count(*)::int FROM inbound_events i WHERE i.payment_id = p.id) AS inbound_events_count
-     FROM payments p WHERE p.id = $1`,
+    `SELECT ${PAYMENT_COLUMNS},
+       (SELECT count(*)::int FROM inbound_events i WHERE i.payment_id = payments.id) AS inbound_events_count
+     FROM payments WHERE id = $1`,
     [id],
   );
   return res.rows[0] ?? null;
