@@ -21,6 +21,15 @@ const LEASE_MS = 60_000;
 /** How long a duplicate waits for the first request before giving up with a 503. */
 const MAX_WAIT_MS = 65_000;
 
+/** The key's scope (D4): per app and endpoint; null when the request carries no key. */
+export function idempotencyScope(
+  appId: string,
+  endpoint: string,
+  key: string | undefined,
+): idem.IdempotencyScope | null {
+  return key === undefined ? null : { appId, endpoint, key };
+}
+
 export function validIdempotencyKey(key: string): boolean {
   return key.length >= 1 && key.length <= 255 && /^[\x20-\x7e]+$/.test(key);
 }

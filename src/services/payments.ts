@@ -14,7 +14,7 @@ import { routePayment } from '../domain/routing.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { ProviderError, type RegisteredPayment } from '../providers/types.js';
-import { runIdempotent, type Claim, type StoredResponse } from './idempotency.js';
+import { idempotencyScope, runIdempotent, type Claim, type StoredResponse } from './idempotency.js';
 
 export interface PaymentServiceDeps {
   pool: Pool;
@@ -79,10 +79,7 @@ export async function createPayment(
   rawBody: Buffer,
   idempotencyKey: string | undefined,
 ): Promise<StoredResponse> {
-  const scope =
-    idempotencyKey === undefined
-      ? null
-      : { appId: app.id, endpoint: 'POST /v1/payments', key: idempotencyKey };
+  const scope = idempotencyScope(app.id, 'POST /v1/payments', idempotencyKey);
   return runIdempotent(deps.pool, deps.durablePool, scope, rawBody, async (claim) => {
     const req = parseCreatePayment(parseJsonObject(rawBody));
     const provider = routePayment(req.currency, req.method, {

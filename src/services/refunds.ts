@@ -12,7 +12,7 @@ import { isPositiveSafeInteger, parseJsonObject } from '../domain/paymentRequest
 import type { ProviderSlug } from '../domain/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { ProviderError } from '../providers/types.js';
-import { runIdempotent, type Claim, type StoredResponse } from './idempotency.js';
+import { idempotencyScope, runIdempotent, type Claim, type StoredResponse } from './idempotency.js';
 
 export interface RefundServiceDeps {
   pool: Pool;
@@ -61,10 +61,7 @@ export async function createRefund(
   rawBody: Buffer,
   idempotencyKey: string | undefined,
 ): Promise<StoredResponse> {
-  const scope =
-    idempotencyKey === undefined
-      ? null
-      : { appId: app.id, endpoint: 'POST /v1/refunds', key: idempotencyKey };
+  const scope = idempotencyScope(app.id, 'POST /v1/refunds', idempotencyKey);
   return runIdempotent(deps.pool, deps.durablePool, scope, rawBody, async (claim) => {
     const body = parseJsonObject(rawBody);
     const paymentId = body.payment_id;
@@ -86,10 +83,7 @@ export async function adminRefund(
   rawBody: Buffer,
   idempotencyKey: string | undefined,
 ): Promise<StoredResponse> {
-  const scope =
-    idempotencyKey === undefined
-      ? null
-      : { appId: 'admin', endpoint: `POST /admin/refund`, key: idempotencyKey };
+  const scope = idempotencyScope('admin', 'POST /admin/refund', idempotencyKey);
   return runIdempotent(deps.pool, deps.durablePool, scope, rawBody, async (claim) => {
     const req = parseRefundFields(rawBody.length === 0 ? {} : parseJsonObject(rawBody));
     const payment = isPaymentId(paymentId) ? await findPayment(deps.pool, paymentId) : null;

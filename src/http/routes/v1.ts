@@ -30,29 +30,21 @@ export function v1Routes(gw: Gateway) {
   };
 
   return async (app: FastifyInstance) => {
-    app.post('/v1/payments', async (req, reply) => {
-      const { app: tenant } = await authenticate(req);
-      const res = await createPayment(
-        paymentDeps,
-        tenant,
-        rawBody(req),
-        header(req, 'idempotency-key'),
-      );
-      if (res.durable) markDurable(req);
-      return sendJson(reply, res.status, res.body);
-    });
-
-    app.post('/v1/refunds', async (req, reply) => {
-      const { app: tenant } = await authenticate(req);
-      const res = await createRefund(
-        paymentDeps,
-        tenant,
-        rawBody(req),
-        header(req, 'idempotency-key'),
-      );
-      if (res.durable) markDurable(req);
-      return sendJson(reply, res.status, res.body);
-    });
+    // Both signed POSTs: authenticate, run the idempotent use case, reply with its answer.
+    const services = { '/v1/payments': createPayment, '/v1/refunds': createRefund } as const;
+    for (const [path, service] of Object.entries(services)) {
+      app.post(path, async (req, reply) => {
+        const { app: tenant } = await authenticate(req);
+        const res = await service(
+          paymentDeps,
+          tenant,
+          rawBody(req),
+          header(req, 'idempotency-key'),
+        );
+        if (res.durable) markDurable(req);
+        return sendJson(reply, res.status, res.body);
+      });
+    }
 
     app.get<{ Params: { payment_id: string } }>('/v1/payments/:payment_id', async (req, reply) => {
       const { app: tenant } = await authenticate(req);
