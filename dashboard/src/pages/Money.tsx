@@ -20,7 +20,7 @@ export function Balances({ loc }: { loc: Location }) {
         <h2 id="balances-title">Balances</h2>
         <p class="muted small">
           <Badge value="real" /> is the provider's live balance; <Badge value="calculated" /> is
-          succeeded minus refunded from the gateway's own records (all modes).
+          succeeded minus refunded from the gateway's own records, per mode.
         </p>
         <Load r={balances} what="balances">
           {({ balances: list, errors }) =>
