@@ -1,4 +1,9 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type onSendAsyncHookHandler,
+} from 'fastify';
 import { durable } from '../db/pool.js';
 import { ApiError } from '../domain/errors.js';
 import type { Gateway } from '../gateway.js';
@@ -38,14 +43,14 @@ export function buildHttpServer(gw: Gateway) {
     }
   });
 
-  // Nothing a state-changing request wrote is acknowledged before it is on disk (db/pool.ts).
-  app.addHook('onSend', async (req, reply, payload) => {
-    // A kept-alive connection would hold the drain open until its idle timeout.
+  // A kept-alive connection would hold the drain open until its idle timeout.
+  app.addHook('onSend', (_req, reply, payload, done) => {
     if (gw.phase === 'draining') reply.header('Connection', 'close');
-    // The simulators stand in for providers: their state is not the gateway's to guard.
-    if (req.method === 'GET' || req.method === 'HEAD' || req.url.startsWith('/sim/')) {
-      return payload;
-    }
+    done(null, payload);
+  });
+
+  // Nothing a state-changing request wrote is acknowledged before it is on disk (db/pool.ts).
+  const barrier: onSendAsyncHookHandler = async (req, reply, payload) => {
     if (isMarkedDurable(req)) return payload;
     try {
       await durable(gw.pool);
@@ -55,6 +60,12 @@ export function buildHttpServer(gw: Gateway) {
       return 'service unavailable';
     }
     return payload;
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat();
+    // Reads change nothing; the simulators stand in for providers, their state is not ours.
+    if (methods.every((m) => m === 'GET' || m === 'HEAD') || route.url.startsWith('/sim/')) return;
+    route.onSend = [...[route.onSend ?? []].flat(), barrier];
   });
 
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
