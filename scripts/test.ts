@@ -6,11 +6,11 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
-import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
+import { freePort } from './net.js';
 
 // Names carry this runner's pid, so several runs against one server (developers, CI) never
 // drop each other's databases; leftovers of runs that died are dropped at the next start.
@@ -44,18 +44,6 @@ function withDatabase(url: string, db: string): string {
   const u = new URL(url);
   u.pathname = `/${db}`;
   return u.toString();
-}
-
-/** A port nobody listens on now, so concurrent runs never collide. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function dropRunDatabases(serverUrl: string): Promise<void> {

@@ -1,25 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.js';
 import { migrate } from '../../src/db/migrate.js';
+import { freePort } from '../../scripts/net.js';
 
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 export const MASTER_KEY = 'b'.repeat(64);
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function withDatabase(url: string, db: string): string {
   const u = new URL(url);

@@ -1,16 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../../scripts/net.js';
 
 export interface GatewayProcess {
   child: ChildProcess;
