@@ -5,6 +5,7 @@ import { createLogger } from '../../src/logger.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { createTestDatabase } from './db.js';
 import { signedFetch, type HttpResult } from './http.js';
+import { Receiver } from './receiver.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
@@ -83,6 +84,34 @@ export async function startTestGateway(
     async stop() {
       await running.stop();
       await db.drop();
+    },
+  };
+}
+
+export interface GatewayWithReceiver {
+  gw: TestGateway;
+  receiver: Receiver;
+  app: AppWithSecrets;
+  stop(): Promise<void>;
+}
+
+/** A test gateway, a receiver for its outbound webhooks, and an app that delivers there. */
+export async function startWithReceiver(
+  env: Record<string, string> = {},
+  appBody: Record<string, unknown> = {},
+): Promise<GatewayWithReceiver> {
+  const gw = await startTestGateway(env);
+  const receiver = new Receiver();
+  await receiver.start();
+  const app = await gw.createApp({ ...appBody, webhook_url: receiver.url });
+  receiver.secret = app.webhook_secret;
+  return {
+    gw,
+    receiver,
+    app,
+    async stop() {
+      await receiver.stop();
+      await gw.stop();
     },
   };
 }

@@ -5,8 +5,12 @@ import { newId } from '../../src/domain/ids.js';
 import type { TerminalStatus } from '../../src/domain/types.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { finalizePayment } from '../../src/services/finalize.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { eventually, Receiver } from '../helpers/receiver.js';
+import {
+  startWithReceiver,
+  type GatewayWithReceiver,
+  type TestGateway,
+} from '../helpers/gateway.js';
+import { eventually, type Receiver } from '../helpers/receiver.js';
 
 // Outbound delivery (spec 4.5, 5.3, 6.2, 6.4; D6) against a real HTTP receiver. Payments are
 // finalized through the gateway's own finalize path, which enqueues in the same transaction.
@@ -15,22 +19,20 @@ let gw: TestGateway;
 let receiver: Receiver;
 let app: AppWithSecrets;
 
+let setup: GatewayWithReceiver;
 before(async () => {
-  gw = await startTestGateway({
-    DELIVERY_MAX_ATTEMPTS: '4',
-    DELIVERY_BASE_DELAY_MS: '50',
-    DELIVERY_MAX_DELAY_MS: '200',
-    DELIVERY_TIMEOUT_MS: '300',
-  });
-  receiver = new Receiver();
-  await receiver.start();
-  app = await gw.createApp({ webhook_url: receiver.url });
-  receiver.secret = app.webhook_secret;
+  setup = await startWithReceiver(
+    {
+      DELIVERY_MAX_ATTEMPTS: '4',
+      DELIVERY_BASE_DELAY_MS: '50',
+      DELIVERY_MAX_DELAY_MS: '200',
+      DELIVERY_TIMEOUT_MS: '300',
+    },
+    {},
+  );
+  ({ gw, receiver, app } = setup);
 });
-after(async () => {
-  await receiver?.stop();
-  await gw?.stop();
-});
+after(() => setup?.stop());
 beforeEach(() => {
   receiver.received.length = 0;
   receiver.behaviour = () => ({ status: 200 });

@@ -2,9 +2,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import {
+  startWithReceiver,
+  type GatewayWithReceiver,
+  type TestGateway,
+} from '../helpers/gateway.js';
 import { createPayment, paidPayment, simAction } from '../helpers/payments.js';
-import { eventually, Receiver } from '../helpers/receiver.js';
+import { eventually, type Receiver } from '../helpers/receiver.js';
 
 // POST /v1/refunds and the operator's refund and cancel (spec 4.3, 4.6; D5, D8, D11).
 
@@ -12,17 +16,12 @@ let gw: TestGateway;
 let receiver: Receiver;
 let app: AppWithSecrets;
 
+let setup: GatewayWithReceiver;
 before(async () => {
-  gw = await startTestGateway();
-  receiver = new Receiver();
-  await receiver.start();
-  app = await gw.createApp({ name: 'Refunds', webhook_url: receiver.url });
-  receiver.secret = app.webhook_secret;
+  setup = await startWithReceiver({}, { name: 'Refunds' });
+  ({ gw, receiver, app } = setup);
 });
-after(async () => {
-  await receiver?.stop();
-  await gw?.stop();
-});
+after(() => setup?.stop());
 
 interface RefundBody {
   refund_id: string;

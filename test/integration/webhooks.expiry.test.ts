@@ -3,8 +3,12 @@ import { after, before, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { reconcileDue } from '../../src/services/reconciler.js';
 import { expireDueIdrTransactions } from '../../src/simulators/idr_psp.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { eventually, Receiver } from '../helpers/receiver.js';
+import {
+  startWithReceiver,
+  type GatewayWithReceiver,
+  type TestGateway,
+} from '../helpers/gateway.js';
+import { eventually, type Receiver } from '../helpers/receiver.js';
 
 // Spec 3.1 rule 3 and 8: an unpaid QR expires at the provider after 20 minutes and is
 // recorded as failed; the reconciler finalizes it even when the provider's webhook is lost.
@@ -14,17 +18,12 @@ let receiver: Receiver;
 let app: AppWithSecrets;
 const MINUTE = 60_000;
 
+let setup: GatewayWithReceiver;
 before(async () => {
-  gw = await startTestGateway({ IDR_PSP_DIRECT_QR: 'true' });
-  receiver = new Receiver();
-  await receiver.start();
-  app = await gw.createApp({ webhook_url: receiver.url });
-  receiver.secret = app.webhook_secret;
+  setup = await startWithReceiver({ IDR_PSP_DIRECT_QR: 'true' }, {});
+  ({ gw, receiver, app } = setup);
 });
-after(async () => {
-  await receiver?.stop();
-  await gw?.stop();
-});
+after(() => setup?.stop());
 
 async function qrPayment(): Promise<string> {
   const res = await gw.v1(app, 'POST', '/v1/payments', {

@@ -2,9 +2,13 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import {
+  startWithReceiver,
+  type GatewayWithReceiver,
+  type TestGateway,
+} from '../helpers/gateway.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
-import { eventually, Receiver } from '../helpers/receiver.js';
+import { eventually, type Receiver } from '../helpers/receiver.js';
 
 // Spec 4.4: every response row of POST /webhooks/<provider>, the archive (2.5) and the
 // mode guard, driven with idr_psp notifications signed independently of the gateway.
@@ -15,22 +19,20 @@ let app: AppWithSecrets;
 let serverKey: string;
 const SANDBOX_KEY = 'SB-Mid-server-sandbox-key-for-tests';
 
+let setup: GatewayWithReceiver;
 before(async () => {
-  gw = await startTestGateway({
-    // A sandbox endpoint exists (nobody listens there): its key verifies sandbox events only.
-    IDR_PSP_SANDBOX_BASE_URL: 'http://127.0.0.1:9/sandbox',
-    IDR_PSP_SANDBOX_SERVER_KEY: SANDBOX_KEY,
-  });
-  receiver = new Receiver();
-  await receiver.start();
-  app = await gw.createApp({ webhook_url: receiver.url });
-  receiver.secret = app.webhook_secret;
+  setup = await startWithReceiver(
+    {
+      // A sandbox endpoint exists (nobody listens there): its key verifies sandbox events only.
+      IDR_PSP_SANDBOX_BASE_URL: 'http://127.0.0.1:9/sandbox',
+      IDR_PSP_SANDBOX_SERVER_KEY: SANDBOX_KEY,
+    },
+    {},
+  );
+  ({ gw, receiver, app } = setup);
   serverKey = idrTestServerKey(gw.config.masterKey);
 });
-after(async () => {
-  await receiver?.stop();
-  await gw?.stop();
-});
+after(() => setup?.stop());
 
 async function newQrisPayment(amount = 50000): Promise<string> {
   const res = await gw.v1(app, 'POST', '/v1/payments', {

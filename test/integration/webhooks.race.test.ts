@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import {
+  startWithReceiver,
+  type GatewayWithReceiver,
+  type TestGateway,
+} from '../helpers/gateway.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
-import { eventually, Receiver } from '../helpers/receiver.js';
+import { eventually, type Receiver } from '../helpers/receiver.js';
 
 // Spec 3.1 rule 2: the move out of initiated is atomic; only one event per payment performs it.
 
@@ -11,17 +15,12 @@ let gw: TestGateway;
 let receiver: Receiver;
 let app: AppWithSecrets;
 
+let setup: GatewayWithReceiver;
 before(async () => {
-  gw = await startTestGateway();
-  receiver = new Receiver();
-  await receiver.start();
-  app = await gw.createApp({ webhook_url: receiver.url });
-  receiver.secret = app.webhook_secret;
+  setup = await startWithReceiver({}, {});
+  ({ gw, receiver, app } = setup);
 });
-after(async () => {
-  await receiver?.stop();
-  await gw?.stop();
-});
+after(() => setup?.stop());
 
 test('100 concurrent mixed success/failure events for one payment: one transition, one outbound event', async () => {
   const created = await gw.v1(app, 'POST', '/v1/payments', {
