@@ -230,3 +230,33 @@ async function settleWithEvent(
     return row;
   });
 }
+
+/**
+ * A refund whose provider call never answered (timeout) stays initiated and blocks a second
+ * one. After five quiet minutes it is sent again with the same refund id, which the
+ * provider deduplicates, and settled by the answer. The claim moves updated_at, so
+ * instances never resend one at the same time.
+ */
+export async function retryUnansweredRefunds(deps: RefundServiceDeps, limit = 20): Promise<number> {
+  const due = await deps.pool.query<RefundRow>(
+    `UPDATE refunds SET updated_at = now()
+     WHERE id IN (
+       SELECT id FROM refunds
+       WHERE status = 'initiated' AND provider_ref IS NULL AND updated_at < now() - interval '5 minutes'
+       ORDER BY updated_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+     RETURNING ${refundsDb.REFUND_COLUMNS}`,
+    [limit],
+  );
+  for (const refund of due.rows) {
+    const payment = await findPayment(deps.pool, refund.payment_id);
+    if (!payment) continue;
+    try {
+      await callProvider(deps, payment, refund);
+    } catch (err) {
+      // A refusal is recorded as failed by callProvider; an unknown outcome waits for the next round.
+      if (!(err instanceof ApiError))
+        deps.log.warn({ err, refund_id: refund.id }, 'refund retry failed');
+    }
+  }
+  return due.rows.length;
+}
