@@ -55,6 +55,7 @@ export class DeliveryWorker {
   private running = false;
   private inFlight = new Set<Promise<void>>();
   private wake: (() => void) | null = null;
+  private poked = false;
   private loopDone: Promise<void> | null = null;
   private readonly secrets = new Map<string, string>();
   private readonly leaseMs: number;
@@ -83,22 +84,28 @@ export class DeliveryWorker {
   }
 
   private poke(): void {
+    this.poked = true;
     this.wake?.();
   }
 
+  /** Sleeps until poked or ms pass; a poke since the last claim ends it at once. */
   private sleep(ms: number): Promise<void> {
+    if (this.poked) return Promise.resolve();
     return new Promise((resolve) => {
-      const t = setTimeout(done, ms);
-      function done() {
-        clearTimeout(t);
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       this.wake = done;
     });
   }
 
   private async loop(): Promise<void> {
     while (this.running) {
+      // Notifications that arrive while this claim runs must not be lost.
+      this.poked = false;
       const free = this.concurrency - this.inFlight.size;
       let claimed: Claimed[] = [];
       if (free > 0) {
