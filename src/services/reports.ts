@@ -219,8 +219,6 @@ export async function timeseries(
   return { days, mode, buckets };
 }
 
-const PAYMENT_ID = /^[0-9a-f]{32}$/;
-
 export interface PaymentListItem {
   id: string;
   app_id: string;
@@ -249,7 +247,7 @@ export async function listPayments(
   }
   let before = null;
   if (q.before !== null) {
-    before = PAYMENT_ID.test(q.before) ? await paymentCursor(db, q.before) : null;
+    before = isPaymentId(q.before) ? await paymentCursor(db, q.before) : null;
     if (!before) throw new ApiError(400, 'before must be a payment id from a previous page');
   }
   const rows = await listPaymentRows(db, {
@@ -322,7 +320,7 @@ export async function listRefunds(
 ): Promise<{ mode: Mode | ''; refunds: RefundView[] }> {
   let before = null;
   if (q.before !== null) {
-    before = PAYMENT_ID.test(q.before) ? await refundCursor(db, q.before) : null;
+    before = isPaymentId(q.before) ? await refundCursor(db, q.before) : null;
     if (!before) throw new ApiError(400, 'before must be a refund id from a previous page');
   }
   const rows = await listRefundRows(db, {

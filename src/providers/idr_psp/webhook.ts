@@ -1,3 +1,4 @@
+import { isPaymentId } from '../../domain/ids.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { BadReference, type InboundEvent } from '../types.js';
 import { mapTransactionStatus } from './mapping.js';
@@ -54,14 +55,12 @@ export function verifyNotification(serverKey: string, rawBody: Buffer): boolean 
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-/** order_id is our payment_id (32 lowercase hex); anything else cannot be ours. */
-const ORDER_ID = /^[0-9a-f]{32}$/;
-
 export function parseNotification(rawBody: Buffer): InboundEvent {
   const body = parseObject(rawBody);
   if (!body) throw new BadReference('body is not a JSON object');
   const orderId = str(body.order_id);
-  if (!orderId || !ORDER_ID.test(orderId)) {
+  // order_id is our payment_id; anything else cannot be ours.
+  if (!orderId || !isPaymentId(orderId)) {
     throw new BadReference('order_id missing or not a payment id');
   }
   const transactionId = str(body.transaction_id);
