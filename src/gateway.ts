@@ -76,6 +76,17 @@ export function createGateway(
   };
 }
 
+/** What the payment, refund and webhook use cases take from the process. */
+export function serviceDeps(gw: Gateway) {
+  return {
+    pool: gw.pool,
+    durablePool: gw.durablePool,
+    providers: gw.providers,
+    providerTimeoutMs: gw.config.providerTimeoutMs,
+    log: gw.log,
+  };
+}
+
 /** Once listening on an OS-chosen port, point self-addressed URLs at it. */
 export function setBoundPort(gw: Gateway, port: number): void {
   gw.urls.internal = `http://127.0.0.1:${port}`;

@@ -1,6 +1,6 @@
 import { purgeExpired } from './db/idempotency.js';
 import { DeliveryWorker } from './delivery/worker.js';
-import type { Gateway } from './gateway.js';
+import { serviceDeps, type Gateway } from './gateway.js';
 import { reconcileDue } from './services/reconciler.js';
 import { retryUnansweredRefunds } from './services/refunds.js';
 
@@ -30,15 +30,7 @@ export async function startWorkers(gw: Gateway): Promise<Workers> {
     while ((await purgeExpired(gw.pool)) > 0 && gw.phase === 'ready');
   });
   every(RECONCILE_EVERY_MS, 'reconciler', () => reconcileDue(gw));
-  every(RECONCILE_EVERY_MS, 'refund retry', () =>
-    retryUnansweredRefunds({
-      pool: gw.pool,
-      durablePool: gw.durablePool,
-      providers: gw.providers,
-      providerTimeoutMs: gw.config.providerTimeoutMs,
-      log: gw.log,
-    }),
-  );
+  every(RECONCILE_EVERY_MS, 'refund retry', () => retryUnansweredRefunds(serviceDeps(gw)));
   const delivery = new DeliveryWorker(gw);
   delivery.start();
   return {

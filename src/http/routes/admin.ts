@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { authenticateAdmin } from '../../auth/adminAuth.js';
 import { ApiError } from '../../domain/errors.js';
-import type { Gateway } from '../../gateway.js';
+import { serviceDeps, type Gateway } from '../../gateway.js';
 import {
   createApp,
   listApps,
@@ -65,13 +65,7 @@ export function adminRoutes(gw: Gateway) {
       sendJson(reply, 200, await regenerateKeys(apps, req.params.id)),
     );
 
-    const refundDeps = {
-      pool: gw.pool,
-      durablePool: gw.durablePool,
-      providers: gw.providers,
-      providerTimeoutMs: gw.config.providerTimeoutMs,
-      log: gw.log,
-    };
+    const refundDeps = serviceDeps(gw);
     app.post<{ Params: { id: string } }>('/payments/:id/cancel', async (req, reply) => {
       const res = await adminCancel(refundDeps, req.params.id);
       return sendJson(reply, res.status, res.body);

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateApp, type AuthenticatedApp } from '../../auth/appAuth.js';
-import type { Gateway } from '../../gateway.js';
+import { serviceDeps, type Gateway } from '../../gateway.js';
 import { createPayment, getPaymentBody } from '../../services/payments.js';
 import { createRefund } from '../../services/refunds.js';
 import { header, markDurable, rawBody, requestPath, sendJson } from '../reply.js';
@@ -20,14 +20,7 @@ export function v1Routes(gw: Gateway) {
       gw.now(),
     );
 
-  const paymentDeps = {
-    pool: gw.pool,
-    durablePool: gw.durablePool,
-    providers: gw.providers,
-    idrPspDirectQr: gw.config.idrPspDirectQr,
-    providerTimeoutMs: gw.config.providerTimeoutMs,
-    log: gw.log,
-  };
+  const paymentDeps = { ...serviceDeps(gw), idrPspDirectQr: gw.config.idrPspDirectQr };
 
   return async (app: FastifyInstance) => {
     // Both signed POSTs: authenticate, run the idempotent use case, reply with its answer.

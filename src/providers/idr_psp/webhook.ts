@@ -1,5 +1,5 @@
-import { isPaymentId } from '../../domain/ids.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { isPaymentId } from '../../domain/ids.js';
 import { BadReference, type InboundEvent } from '../types.js';
 import { mapTransactionStatus } from './mapping.js';
 import type { NotificationWire } from './wire.js';
