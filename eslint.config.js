@@ -2,7 +2,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'data', '.test-pg', 'dist', 'bench/results', 'dashboard/dist'] },
+  {
+    ignores: [
+      'node_modules',
+      'data',
+      '.test-pg',
+      'dist',
+      'bench/results',
+      'dashboard/dist',
+      'sdk/dist',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,0 +1,32 @@
+export {
+  Paygate,
+  Payments,
+  Refunds,
+  Webhooks,
+  type CreateOptions,
+  type GetOptions,
+  type PaygateOptions,
+  type WaitOptions,
+} from './client.js';
+export {
+  PaygateAuthenticationError,
+  PaygateBadRequestError,
+  PaygateConflictError,
+  PaygateConnectionError,
+  PaygateError,
+  PaygateNotFoundError,
+  PaygateProviderError,
+  PaygateServerError,
+  PaygateTimeoutError,
+  PaygateUnavailableError,
+  PaygateUnprocessableError,
+  PaygateWebhookError,
+} from './errors.js';
+export type { RetryOptions } from './transport.js';
+export type * from './types.js';
+export {
+  verifyWebhook,
+  webhookEventId,
+  type VerifyOptions,
+  type WebhookHeaders,
+} from './webhooks.js';

@@ -1,0 +1,88 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { PaygateWebhookError } from './errors.js';
+import type { WebhookEvent, WebhookEventType } from './types.js';
+
+/** Fetch API `Headers`, or Node's `req.headers` (lowercase names, string or string[] values). */
+export type WebhookHeaders =
+  { get(name: string): string | null } | Record<string, string | string[] | undefined>;
+
+export interface VerifyOptions {
+  /** Largest accepted distance between the delivery's timestamp and now; default 300 s. */
+  toleranceSec?: number;
+}
+
+const EVENT_TYPES: ReadonlySet<string> = new Set<WebhookEventType>([
+  'payment.succeeded',
+  'payment.failed',
+  'payment.canceled',
+  'refund.succeeded',
+  'refund.failed',
+  'subscription.canceled',
+  'subscription.revoked',
+]);
+
+function headerValue(headers: WebhookHeaders, name: string): string | undefined {
+  if (typeof headers.get === 'function') {
+    return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  }
+  const record = headers as Record<string, string | string[] | undefined>;
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(record)) {
+    if (key.toLowerCase() !== wanted) continue;
+    return Array.isArray(value) ? value[0] : value;
+  }
+  return undefined;
+}
+
+/** The id of the event a delivery carries (X-PAY-Event-Id), stable across its retries. */
+export function webhookEventId(headers: WebhookHeaders): string | undefined {
+  return headerValue(headers, 'x-pay-event-id');
+}
+
+/**
+ * Checks a delivery from the gateway and returns its event. The signature is the lowercase
+ * hex HMAC-SHA256 of `<X-PAY-Timestamp>.<raw body>` under the app's webhook secret, so pass
+ * the body exactly as received: a Buffer/Uint8Array, or a string only if nothing re-encoded
+ * or re-serialized it. Throws PaygateWebhookError when anything does not match.
+ */
+export function verifyWebhook(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  webhookSecret: string,
+  options: VerifyOptions = {},
+): WebhookEvent {
+  if (!webhookSecret) throw new PaygateWebhookError('webhook secret is empty');
+  const timestamp = headerValue(headers, 'x-pay-timestamp');
+  const signature = headerValue(headers, 'x-pay-signature');
+  if (!timestamp || !signature) throw new PaygateWebhookError('missing signature headers');
+  if (!/^\d{1,15}$/.test(timestamp)) throw new PaygateWebhookError('bad timestamp');
+  const tolerance = options.toleranceSec ?? 300;
+  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > tolerance) {
+    throw new PaygateWebhookError('timestamp out of range');
+  }
+
+  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
+  const expected = createHmac('sha256', webhookSecret)
+    .update(`${timestamp}.`, 'utf8')
+    .update(body)
+    .digest();
+  const given = /^[0-9a-f]{64}$/.test(signature) ? Buffer.from(signature, 'hex') : undefined;
+  if (!given || !timingSafeEqual(expected, given)) {
+    throw new PaygateWebhookError('bad signature');
+  }
+
+  let event: unknown;
+  try {
+    event = JSON.parse(Buffer.from(body).toString('utf8'));
+  } catch {
+    throw new PaygateWebhookError('invalid JSON body');
+  }
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+    throw new PaygateWebhookError('invalid JSON body');
+  }
+  const kind = (event as { event?: unknown }).event;
+  if (typeof kind !== 'string' || !EVENT_TYPES.has(kind)) {
+    throw new PaygateWebhookError(`unknown event type: ${String(kind)}`);
+  }
+  return event as WebhookEvent;
+}
