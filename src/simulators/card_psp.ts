@@ -7,14 +7,16 @@ import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Gateway } from '../gateway.js';
 import { rawBody } from '../http/reply.js';
-import type {
-  BillingReason,
-  Checkout,
-  CheckoutStatus,
-  Order,
-  Subscription,
-  WireMetadata,
-} from '../providers/card_psp/wire.js';
+import type { WireMetadata } from '../providers/card_psp/wire.js';
+import {
+  derivedId,
+  effectiveStatus,
+  wireCheckout,
+  wireOrder,
+  wireSubscription,
+  type SimCheckout,
+  type SimContext,
+} from './card_psp/objects.js';
 import { simulatorEndpoint } from './credentials.js';
 import {
   SIM_ACTIONS,
@@ -42,45 +44,6 @@ const DEFAULT_PRICE = { amount: 1000, currency: 'usd' };
 const SUPPORTED_CURRENCIES = ['usd', 'eur', 'gbp'];
 export const DECLINE_TEXT = 'Your card was declined.';
 
-interface SimOrder {
-  id: string;
-  created_at: string;
-  billing_reason: BillingReason;
-  amount: number;
-  refunded_amount: number;
-}
-
-interface SimSubscription {
-  id: string;
-  status: 'active' | 'canceled';
-  current_period_start: string;
-  current_period_end: string;
-  cancel_at_period_end: boolean;
-  canceled_at: string | null;
-  ended_at: string | null;
-}
-
-/** One checkout and everything it led to; updated under a row lock (SimStore.update). */
-interface SimCheckout {
-  id: string;
-  status: CheckoutStatus;
-  created_at: string;
-  modified_at: string | null;
-  expires_at: string;
-  success_url: string;
-  product_id: string;
-  amount: number;
-  currency: string;
-  customer_email: string | null;
-  external_customer_id: string | null;
-  customer_id: string;
-  metadata: WireMetadata;
-  failure_reason: string | null;
-  order: SimOrder | null;
-  renewals: SimOrder[];
-  subscription: SimSubscription | null;
-}
-
 /** Maps a subscription id to its checkout, for GET /v1/subscriptions/:id. */
 interface SimSubscriptionIndex {
   checkout_id: string;
@@ -100,11 +63,6 @@ function addMonth(isoTime: string): string {
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** An open checkout past its expiry reads as expired, as the provider would report it. */
-function effectiveStatus(c: SimCheckout, nowMs: number): CheckoutStatus {
-  return c.status === 'open' && nowMs > Date.parse(c.expires_at) ? 'expired' : c.status;
 }
 
 function validationError(reply: FastifyReply, loc: (string | number)[], msg: string, type: string) {
@@ -144,103 +102,35 @@ export interface CardPspEventBody {
   data: Record<string, unknown>;
 }
 
-function wireCheckout(c: SimCheckout, url: string, nowMs: number): Checkout {
-  return {
-    id: c.id,
-    status: effectiveStatus(c, nowMs),
-    url,
-    created_at: c.created_at,
-    modified_at: c.modified_at,
-    expires_at: c.expires_at,
-    success_url: c.success_url,
-    product_id: c.product_id,
-    amount: c.amount,
-    total_amount: c.amount,
-    currency: c.currency,
-    customer_email: c.customer_email,
-    external_customer_id: c.external_customer_id,
-    metadata: c.metadata,
-    subscription_id: c.subscription?.id ?? null,
-    order_id: c.order?.id ?? null,
-    failure_reason: c.failure_reason,
-  };
-}
-
-function wireSubscription(c: SimCheckout, s: SimSubscription): Subscription {
-  return {
-    id: s.id,
-    status: s.status,
-    amount: c.amount,
-    currency: c.currency,
-    recurring_interval: 'month',
-    current_period_start: s.current_period_start,
-    current_period_end: s.current_period_end,
-    cancel_at_period_end: s.cancel_at_period_end,
-    canceled_at: s.canceled_at,
-    ended_at: s.ended_at,
-    product_id: c.product_id,
-    checkout_id: c.id,
-    metadata: c.metadata,
-  };
-}
-
-function wireOrder(c: SimCheckout, o: SimOrder): Order {
-  const refunded = o.refunded_amount;
-  return {
-    id: o.id,
-    created_at: o.created_at,
-    status: refunded === 0 ? 'paid' : refunded < o.amount ? 'partially_refunded' : 'refunded',
-    paid: true,
-    billing_reason: o.billing_reason,
-    subtotal_amount: o.amount,
-    tax_amount: 0,
-    total_amount: o.amount,
-    net_amount: o.amount,
-    refunded_amount: refunded,
-    currency: c.currency,
-    product_id: c.product_id,
-    // Renewal orders are not bought through a checkout.
-    checkout_id: o.billing_reason === 'subscription_cycle' ? null : c.id,
-    subscription_id: c.subscription?.id ?? null,
-    subscription: c.subscription ? wireSubscription(c, c.subscription) : null,
-    metadata: c.metadata,
-  };
-}
-
 /** Builds the events one action sends, in order, from the state after the action. */
-export function buildEvents(
-  action: Action,
-  c: SimCheckout,
-  url: string,
-  nowMs: number,
-): CardPspEventBody[] {
-  const timestamp = iso(nowMs);
+export function buildEvents(action: Action, c: SimCheckout, ctx: SimContext): CardPspEventBody[] {
+  const timestamp = iso(ctx.nowMs);
   const ev = (type: string, data: object): CardPspEventBody => ({
     type,
     timestamp,
     data: { ...data },
   });
-  const checkoutEvent = () => ev('checkout.updated', wireCheckout(c, url, nowMs));
+  const checkoutEvent = () => ev('checkout.updated', wireCheckout(c, ctx));
   switch (action) {
     case 'pay':
-      return c.order ? [checkoutEvent(), ev('order.paid', wireOrder(c, c.order))] : [];
+      return c.order ? [checkoutEvent(), ev('order.paid', wireOrder(c, c.order, ctx))] : [];
     case 'fail':
     case 'cancel':
     case 'expire':
       return [checkoutEvent()];
     case 'renew': {
       const order = c.renewals[c.renewals.length - 1];
-      return order ? [ev('order.paid', wireOrder(c, order))] : [];
+      return order ? [ev('order.paid', wireOrder(c, order, ctx))] : [];
     }
     case 'refund':
-      return c.order ? [ev('order.refunded', wireOrder(c, c.order))] : [];
+      return c.order ? [ev('order.refunded', wireOrder(c, c.order, ctx))] : [];
     case 'subscription_cancel':
       return c.subscription
-        ? [ev('subscription.canceled', wireSubscription(c, c.subscription))]
+        ? [ev('subscription.canceled', wireSubscription(c, c.subscription, ctx))]
         : [];
     case 'subscription_revoke':
       return c.subscription
-        ? [ev('subscription.revoked', wireSubscription(c, c.subscription))]
+        ? [ev('subscription.revoked', wireSubscription(c, c.subscription, ctx))]
         : [];
   }
 }
@@ -370,6 +260,13 @@ export function cardPspSimulator(gw: Gateway, clock: SimClock) {
     const endpoint = simulatorEndpoint('card_psp', gw.config.masterKey, '');
     const accessToken = Buffer.from(endpoint.credentials.accessToken ?? '', 'utf8');
     const pageUrl = (id: string) => `${gw.urls.public}/sim/card_psp/checkout/${id}`;
+    // One organization per deployment, stable across restarts (derived from the credentials).
+    const organizationId = derivedId(`organization:${endpoint.credentials.accessToken ?? ''}`);
+    const context = (nowMs: number): SimContext => ({
+      organizationId,
+      checkoutUrl: pageUrl,
+      nowMs,
+    });
 
     const authorized = (req: FastifyRequest): boolean => {
       const h = req.headers.authorization ?? '';
@@ -470,6 +367,8 @@ export function cardPspSimulator(gw: Gateway, clock: SimClock) {
             external_customer_id:
               typeof body.external_customer_id === 'string' ? body.external_customer_id : null,
             customer_id: randomUUID(),
+            client_secret: `polar_c_${randomBytes(24).toString('base64url')}`,
+            price_id: randomUUID(),
             metadata,
             failure_reason: null,
             order: null,
@@ -477,7 +376,7 @@ export function cardPspSimulator(gw: Gateway, clock: SimClock) {
             subscription: null,
           };
           const stored = await checkouts.create(id, checkout, key);
-          const wire = wireCheckout(stored.data, pageUrl(stored.data.id), clock.now());
+          const wire = wireCheckout(stored.data, context(clock.now()));
           return reply.code(201).type('application/json').send(JSON.stringify(wire));
         };
         api.post('/checkouts/', createHandler);
@@ -486,7 +385,7 @@ export function cardPspSimulator(gw: Gateway, clock: SimClock) {
         api.get<{ Params: { id: string } }>('/checkouts/:id', async (req, reply) => {
           const c = await checkouts.get(req.params.id);
           if (!c) return apiError(reply, 404, 'ResourceNotFound', 'Not found');
-          const wire = wireCheckout(c, pageUrl(c.id), clock.now());
+          const wire = wireCheckout(c, context(clock.now()));
           return reply.code(200).type('application/json').send(JSON.stringify(wire));
         });
 
@@ -494,7 +393,7 @@ export function cardPspSimulator(gw: Gateway, clock: SimClock) {
           const idx = await subscriptions.get(req.params.id);
           const c = idx ? await checkouts.get(idx.checkout_id) : null;
           if (!c?.subscription) return apiError(reply, 404, 'ResourceNotFound', 'Not found');
-          const wire = wireSubscription(c, c.subscription);
+          const wire = wireSubscription(c, c.subscription, context(clock.now()));
           return reply.code(200).type('application/json').send(JSON.stringify(wire));
         });
       },
@@ -551,7 +450,7 @@ export function cardPspSimulator(gw: Gateway, clock: SimClock) {
         }
         const secret = endpoint.webhookSecret;
         let result: ActionResult = { gateway_status: 0, gateway_body: '' };
-        for (const event of buildEvents(action, after, pageUrl(after.id), nowMs)) {
+        for (const event of buildEvents(action, after, context(nowMs))) {
           const body = JSON.stringify(event);
           // Signature time is wall time: the gateway checks it against its own clock.
           result = await deliverToGateway(gw, 'card_psp', signCardPspEvent(secret, body), body);

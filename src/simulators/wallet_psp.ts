@@ -24,6 +24,7 @@ import {
   WpApiError,
   amountText,
   apiError,
+  awaitsPayer,
   newAccessToken,
   newCapture,
   newOrder,
@@ -384,8 +385,8 @@ export function walletPspSimulator(gw: Gateway, clock: SimClock) {
           const status = o.order.status;
           const base = { ...o.order, update_time: providerTime(now) };
           if (action === 'pay' || action === 'fail') {
-            if (status !== 'PAYER_ACTION_REQUIRED') {
-              refusal = `cannot ${action}: order ${ref} is ${status}, not PAYER_ACTION_REQUIRED`;
+            if (!awaitsPayer(o.order)) {
+              refusal = `cannot ${action}: order ${ref} is ${status}, not CREATED or PAYER_ACTION_REQUIRED`;
               return null;
             }
             return {
@@ -404,7 +405,7 @@ export function walletPspSimulator(gw: Gateway, clock: SimClock) {
               },
             };
           }
-          if ((status !== 'PAYER_ACTION_REQUIRED' && status !== 'APPROVED') || o.actionInFlight) {
+          if ((!awaitsPayer(o.order) && status !== 'APPROVED') || o.actionInFlight) {
             refusal = `cannot ${action}: order ${ref} is ${status}${o.actionInFlight ? ' and being captured' : ''}`;
             return null;
           }

@@ -318,7 +318,8 @@ describe('simulator wire rules', () => {
     }
     const ok = await create(order('GBP', '0.01'), token);
     assert.equal(ok.status, 201);
-    assert.equal(ok.body.status, 'PAYER_ACTION_REQUIRED');
+    // No payment_source: PayPal answers CREATED (approve link), not PAYER_ACTION_REQUIRED.
+    assert.equal(ok.body.status, 'CREATED');
   });
 
   test('create replays on the same request id (200, same order)', async () => {
@@ -415,7 +416,7 @@ describe('simulator actions', () => {
     assert.equal(pay.status, 409);
     assert.equal(
       await pay.text(),
-      `cannot pay: order ${reg.providerRef} is VOIDED, not PAYER_ACTION_REQUIRED`,
+      `cannot pay: order ${reg.providerRef} is VOIDED, not CREATED or PAYER_ACTION_REQUIRED`,
     );
     const expire = await fetch(`${gw.url}/sim/wallet_psp/payments/${reg.providerRef}/expire`, {
       method: 'POST',

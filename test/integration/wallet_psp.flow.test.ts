@@ -71,7 +71,7 @@ test('pay: approval, the gateway captures, the capture event settles: succeeded'
   assert.equal(again.status, 409);
   assert.equal(
     again.text,
-    `cannot pay: order ${p.provider_ref} is COMPLETED, not PAYER_ACTION_REQUIRED`,
+    `cannot pay: order ${p.provider_ref} is COMPLETED, not CREATED or PAYER_ACTION_REQUIRED`,
   );
 });
 

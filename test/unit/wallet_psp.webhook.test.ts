@@ -67,6 +67,45 @@ describe('certUrlAllowed', () => {
   });
 });
 
+describe('certUrlAllowed with a PayPal base URL', () => {
+  const cert = (host: string) =>
+    `https://${host}/v1/notifications/certs/CERT-360caa42-fca2a594-a5cafa77`;
+
+  test('the SDK default host (api-m) accepts the certificate hosts PayPal sends, same environment', () => {
+    for (const base of ['https://api-m.sandbox.paypal.com', 'https://api.sandbox.paypal.com']) {
+      assert.equal(certUrlAllowed(cert('api.sandbox.paypal.com'), base), true, base);
+      assert.equal(certUrlAllowed(cert('api-m.sandbox.paypal.com'), base), true, base);
+      assert.equal(certUrlAllowed(cert('api.paypal.com'), base), false, base);
+      assert.equal(certUrlAllowed(cert('api-m.paypal.com'), base), false, base);
+    }
+    for (const base of ['https://api-m.paypal.com', 'https://api.paypal.com/']) {
+      assert.equal(certUrlAllowed(cert('api.paypal.com'), base), true, base);
+      assert.equal(certUrlAllowed(cert('api-m.paypal.com'), base), true, base);
+      assert.equal(certUrlAllowed(cert('api.sandbox.paypal.com'), base), false, base);
+      assert.equal(certUrlAllowed(cert('api-m.sandbox.paypal.com'), base), false, base);
+    }
+  });
+
+  test('nothing else: other hosts, look-alikes, http, ports, other paths, userinfo, queries', () => {
+    const base = 'https://api-m.paypal.com';
+    const refused = [
+      cert('api.paypal.com.evil.net'),
+      cert('evil.api.paypal.com'),
+      cert('paypal.com'),
+      cert('www.paypal.com'),
+      'http://api.paypal.com/v1/notifications/certs/CERT-1',
+      'https://api.paypal.com:8443/v1/notifications/certs/CERT-1',
+      'https://api.paypal.com/v1/oauth2/token',
+      'https://api.paypal.com/v1/notifications/certs/../../evil',
+      'https://user@api.paypal.com/v1/notifications/certs/CERT-1',
+      'https://api.paypal.com@evil.net/v1/notifications/certs/CERT-1',
+      `${cert('api.paypal.com')}?x=1`,
+      'not a url',
+    ];
+    for (const url of refused) assert.equal(certUrlAllowed(url, base), false, url);
+  });
+});
+
 describe('verifyWebhook', () => {
   let server: Server;
   let hits = 0;

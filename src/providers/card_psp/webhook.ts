@@ -34,27 +34,37 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
 }
 
 /**
- * The v1 signature: base64 HMAC-SHA256 of `${id}.${timestamp}.${body}`. D11: the key is the
- * UTF-8 bytes of the secret exactly as issued, `whsec_` prefix included, never base64-decoded.
- * (Polar's SDK base64-encodes the secret before handing it to a Standard Webhooks library,
- * which decodes it again: the effective key is the same raw string.)
+ * The HMAC keys a card_psp webhook secret stands for. The provider has two derivations in
+ * use: endpoints created before 2026-09-08 sign with the UTF-8 bytes of the whole secret,
+ * `whsec_` prefix included; newer ones with the Standard Webhooks key, the base64 text after
+ * `whsec_`, decoded. The provider's own SDK tries both, and so does the adapter.
  */
+export function webhookKeys(secret: string): Buffer[] {
+  const utf8 = Buffer.from(secret, 'utf8');
+  const keys = [utf8];
+  const encoded = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+  // Strict base64 only: Buffer.from would silently skip stray characters.
+  if (/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(encoded)) {
+    const decoded = Buffer.from(encoded, 'base64');
+    if (decoded.length > 0 && !decoded.equals(utf8)) keys.push(decoded);
+  }
+  return keys;
+}
+
+/** The v1 signature with one key: HMAC-SHA256 of `${id}.${timestamp}.${body}`. */
 export function standardWebhookSignature(
-  secret: string,
+  key: Buffer,
   id: string,
   timestamp: string,
   rawBody: Buffer,
 ): Buffer {
-  return createHmac('sha256', Buffer.from(secret, 'utf8'))
-    .update(`${id}.${timestamp}.`, 'utf8')
-    .update(rawBody)
-    .digest();
+  return createHmac('sha256', key).update(`${id}.${timestamp}.`, 'utf8').update(rawBody).digest();
 }
 
 /**
  * Verification in explicit steps: headers present, timestamp within tolerance of our real
- * clock, then any `v1,<base64>` entry of the space-separated list equal to ours in constant
- * time. Never throws: anything malformed is simply not verified.
+ * clock, then any `v1,<base64>` entry of the space-separated list equal to ours under either
+ * key, in constant time. Never throws: anything malformed is simply not verified.
  */
 export function verifyStandardWebhook(
   secret: string,
@@ -69,14 +79,18 @@ export function verifyStandardWebhook(
     if (!secret || !id || !timestamp || !signatures) return false;
     if (!/^\d{1,12}$/.test(timestamp)) return false;
     if (Math.abs(nowMs / 1000 - Number(timestamp)) > TIMESTAMP_TOLERANCE_SECONDS) return false;
-    const expected = standardWebhookSignature(secret, id, timestamp, rawBody);
+    const expected = webhookKeys(secret).map((key) =>
+      standardWebhookSignature(key, id, timestamp, rawBody),
+    );
     let ok = false;
     for (const entry of signatures.split(' ')) {
       const comma = entry.indexOf(',');
       if (comma === -1 || entry.slice(0, comma) !== 'v1') continue;
       const given = Buffer.from(entry.slice(comma + 1), 'base64');
-      // Keep looping after a match so timing does not reveal which entry matched.
-      if (given.length === expected.length && timingSafeEqual(given, expected)) ok = true;
+      // Keep looping after a match so timing does not reveal which entry or key matched.
+      for (const mac of expected) {
+        if (given.length === mac.length && timingSafeEqual(given, mac)) ok = true;
+      }
     }
     return ok;
   } catch {

@@ -70,7 +70,6 @@ export interface Checkout {
   external_customer_id: string | null;
   metadata: WireMetadata;
   subscription_id: string | null;
-  order_id: string | null;
   /**
    * Why the payment attempt failed (card declined...). Not in Polar's public schema, which
    * only reports status failed; the simulator sends it and the adapter reports it verbatim.

@@ -51,9 +51,24 @@ export function clearCertCache(): void {
 }
 
 /**
- * The certificate URL must lie under the configured provider base URL: same origin, and a
- * path below the base path. Anything else (another host, a look-alike host such as
- * api.provider.com.evil.net, userinfo tricks) is never fetched.
+ * PayPal's API hosts by environment. Its SDKs call the `api-m` hosts, while the certificate
+ * URLs of its webhooks name the `api` hosts; either host of the environment the base URL
+ * points at may serve the signing certificate, and no host of the other environment.
+ */
+const PAYPAL_HOSTS: readonly (readonly string[])[] = [
+  ['api.paypal.com', 'api-m.paypal.com'],
+  ['api.sandbox.paypal.com', 'api-m.sandbox.paypal.com'],
+];
+
+/** The certificate path of PayPal's webhook certificates. */
+const PAYPAL_CERT_PATH = '/v1/notifications/certs/';
+
+/**
+ * Where a certificate may be fetched from. With a base URL on a PayPal host: HTTPS, a PayPal
+ * host of the same environment (sandbox or live), under PayPal's certificate path. With any
+ * other base URL (the simulator, a test double): the same origin, under the base path.
+ * Anything else (another host, a look-alike host such as api.paypal.com.evil.net, userinfo
+ * tricks, a query) is never fetched.
  */
 export function certUrlAllowed(certUrl: string, baseUrl: string): boolean {
   let cert: URL;
@@ -64,10 +79,20 @@ export function certUrlAllowed(certUrl: string, baseUrl: string): boolean {
   } catch {
     return false;
   }
-  if (cert.username || cert.password) return false;
-  if (cert.origin !== base.origin || cert.search || cert.hash) return false;
+  if (cert.username || cert.password || cert.search || cert.hash) return false;
+  if (cert.pathname.includes('/../')) return false;
+  const environment = PAYPAL_HOSTS.find((hosts) => hosts.includes(base.hostname));
+  if (environment) {
+    return (
+      cert.protocol === 'https:' &&
+      cert.port === '' &&
+      environment.includes(cert.hostname) &&
+      cert.pathname.startsWith(PAYPAL_CERT_PATH)
+    );
+  }
+  if (cert.origin !== base.origin) return false;
   const basePath = base.pathname.replace(/\/+$/, '');
-  return cert.pathname.startsWith(basePath + '/') && !cert.pathname.includes('/../');
+  return cert.pathname.startsWith(basePath + '/');
 }
 
 /** A PEM X.509 certificate (the provider's form; its first one if a chain) or an SPKI key. */

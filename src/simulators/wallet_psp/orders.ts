@@ -88,6 +88,8 @@ export interface ValidOrderRequest {
   returnUrl?: string;
   cancelUrl?: string;
   email?: string;
+  /** The request named payment_source.paypal (the payer is sent to PayPal's own flow). */
+  paypalSource: boolean;
 }
 
 /** The provider's rules for a create request; the first violation is the answer. */
@@ -183,18 +185,26 @@ export function validateCreate(body: unknown): ValidOrderRequest | WpApiError {
     returnUrl: isObject(ctx) ? str(ctx.return_url) : undefined,
     cancelUrl: isObject(ctx) ? str(ctx.cancel_url) : undefined,
     email: isObject(paypal) ? str(paypal.email_address) : undefined,
+    paypalSource: isObject(paypal),
   };
 }
 
+/**
+ * A new order as PayPal answers it: with payment_source.paypal it waits for the payer
+ * (PAYER_ACTION_REQUIRED, a `payer-action` link); without one it is CREATED with an
+ * `approve` link for the buyer and `update` and `capture` links for the merchant.
+ */
 export function newOrder(
   req: ValidOrderRequest,
   ids: { orderId: string; now: number; apiBase: string; publicBase: string },
 ): WpOrder {
   const t = providerTime(ids.now);
+  const self = `${ids.apiBase}/v2/checkout/orders/${ids.orderId}`;
+  const buyerPage = `${ids.publicBase}/checkoutnow?token=${ids.orderId}`;
   const order: WpOrder = {
     id: ids.orderId,
     intent: 'CAPTURE',
-    status: 'PAYER_ACTION_REQUIRED',
+    status: req.paypalSource ? 'PAYER_ACTION_REQUIRED' : 'CREATED',
     purchase_units: [
       {
         reference_id: req.referenceId ?? 'default',
@@ -203,7 +213,22 @@ export function newOrder(
         ...(req.invoiceId ? { invoice_id: req.invoiceId } : {}),
       },
     ],
-    payment_source: {
+    create_time: t,
+    update_time: t,
+    links: req.paypalSource
+      ? [
+          { href: self, rel: 'self', method: 'GET' },
+          { href: buyerPage, rel: 'payer-action', method: 'GET' },
+        ]
+      : [
+          { href: self, rel: 'self', method: 'GET' },
+          { href: buyerPage, rel: 'approve', method: 'GET' },
+          { href: self, rel: 'update', method: 'PATCH' },
+          { href: `${self}/capture`, rel: 'capture', method: 'POST' },
+        ],
+  };
+  if (req.paypalSource) {
+    order.payment_source = {
       paypal: {
         ...(req.email ? { email_address: req.email } : {}),
         experience_context: {
@@ -211,19 +236,14 @@ export function newOrder(
           ...(req.cancelUrl ? { cancel_url: req.cancelUrl } : {}),
         },
       },
-    },
-    create_time: t,
-    update_time: t,
-    links: [
-      { href: `${ids.apiBase}/v2/checkout/orders/${ids.orderId}`, rel: 'self', method: 'GET' },
-      {
-        href: `${ids.publicBase}/checkoutnow?token=${ids.orderId}`,
-        rel: 'payer-action',
-        method: 'GET',
-      },
-    ],
-  };
+    };
+  }
   return order;
+}
+
+/** An order the buyer can still approve (or walk away from). */
+export function awaitsPayer(order: WpOrder): boolean {
+  return order.status === 'PAYER_ACTION_REQUIRED' || order.status === 'CREATED';
 }
 
 /** The capture an approved order gets; declined when the buyer chose Fail. */

@@ -293,6 +293,33 @@ export function registerRefundRoutes(app: FastifyInstance, deps: RefundRouteDeps
     });
   }
 
+  // The capture as it stands (its status follows completed refunds), with PayPal's links.
+  app.get<{ Params: { id: string } }>('/v2/payments/captures/:id', async (req, reply) => {
+    const token = await deps.authorize(req, reply);
+    if (!token) return reply;
+    const captureId = req.params.id;
+    const orderId = await orderIdOfCapture(captureId);
+    const found = orderId ? await orders.get(orderId) : null;
+    const capture = found ? orderCapture(found.order) : undefined;
+    if (!found || found.clientId !== token.clientId || !capture || capture.id !== captureId) {
+      const err = notFound(captureId);
+      return sendJson(reply, err.status, err.body);
+    }
+    const base = `${deps.apiBase()}/v2/payments/captures/${captureId}`;
+    return sendJson(reply, 200, {
+      ...capture,
+      links: [
+        { href: base, rel: 'self', method: 'GET' },
+        { href: `${base}/refund`, rel: 'refund', method: 'POST' },
+        {
+          href: `${deps.apiBase()}/v2/checkout/orders/${found.order.id}`,
+          rel: 'up',
+          method: 'GET',
+        },
+      ],
+    });
+  });
+
   app.post<{ Params: { id: string } }>('/v2/payments/captures/:id/refund', async (req, reply) => {
     const token = await deps.authorize(req, reply);
     if (!token) return reply;
