@@ -10,7 +10,7 @@ import type { WebhookNetwork } from '../../src/delivery/network.js';
  */
 export class TestNetwork implements WebhookNetwork {
   readonly names = new Map<string, string[]>([['localhost', ['127.0.0.1']]]);
-  /** Addresses sockets were opened for after the check passed, in order. */
+  /** Addresses that passed the check and were handed to a new socket, in order. */
   readonly dialed: string[] = [];
 
   /** name -> addresses it resolves to from now on. */
