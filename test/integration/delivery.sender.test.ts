@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, test } from 'node:test';
 import { WebhookSender } from '../../src/delivery/sender.js';
+import { selfSignedCertificate } from '../../src/simulators/wallet_psp/x509.js';
 import { TestNetwork } from '../helpers/network.js';
 import { Receiver } from '../helpers/receiver.js';
 
@@ -154,4 +158,45 @@ test('a socket a live delivery kept alive is not handed to a test-mode delivery 
   assert.equal((await post(url('shop.example.com'), false)).statusCode, 200);
   // Two connections, each checked and dialed by its own agent.
   assert.deepEqual(network.dialed, ['93.184.216.34', '93.184.216.34']);
+});
+
+test('https: the TLS handshake goes to the checked address with the name as SNI', async () => {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const cert = selfSignedCertificate({
+    publicKey,
+    privateKey,
+    commonName: 'shop.example.com',
+    organization: 'Paygate tests',
+    notBefore: new Date(Date.now() - 86_400_000),
+    notAfter: new Date(Date.now() + 86_400_000),
+  });
+  const names: string[] = [];
+  const server = https.createServer({
+    key: privateKey.export({ type: 'pkcs8', format: 'pem' }),
+    cert,
+    SNICallback: (name, done) => {
+      names.push(name);
+      done(null);
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (server.address() as AddressInfo).port;
+    network.set('shop.example.com', '93.184.216.34');
+    network.set('intranet.example.com', '10.0.0.8');
+    const res = await post(`https://shop.example.com:${port}/hook`, true);
+    // The sender trusts only real certificate authorities: a self-signed one stops it here.
+    assert.deepEqual([res.statusCode, res.error], [null, 'self-signed certificate']);
+    assert.deepEqual(names, ['shop.example.com']);
+    assert.deepEqual(network.dialed, ['93.184.216.34']);
+    const refused = await post(`https://intranet.example.com:${port}/hook`, true);
+    assert.deepEqual(
+      [refused.statusCode, refused.error],
+      [null, 'webhook_url resolves to a private address (10.0.0.8)'],
+    );
+    assert.deepEqual(names, ['shop.example.com']);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
