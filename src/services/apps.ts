@@ -115,7 +115,7 @@ async function checkWebhookTarget(
   if (verdict === 'public') return;
   if (verdict === 'name') {
     const addresses = await addressesOf(deps.resolveHost, host);
-    if (addresses.every(isPublicAddress)) return;
+    if (addresses.every((a) => isPublicAddress(a))) return;
   }
   throw bad('webhook_url must be a public address');
 }
