@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
+import type { WebhookNetwork } from './delivery/network.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { Listener } from './db/listener.js';
@@ -23,6 +24,11 @@ export interface StartOptions {
   /** Skip background workers (tests that drive them by hand). */
   workers?: boolean;
   poolMax?: number;
+  /**
+   * Tests only (never set from configuration): a resolver and a socket redirect for outbound
+   * webhooks, so that live-mode deliveries are tested without traffic beyond loopback.
+   */
+  webhookNetwork?: WebhookNetwork;
 }
 
 export async function startGateway(
@@ -39,7 +45,7 @@ export async function startGateway(
   const pool = createPool(databaseUrl, opts.poolMax ?? 20);
   const durablePool = createPool(databaseUrl, 10, true);
   const listener = new Listener(databaseUrl, log);
-  const gw = createGateway(config, pool, durablePool, log, listener);
+  const gw = createGateway(config, pool, durablePool, log, listener, opts.webhookNetwork);
   const http = buildHttpServer(gw);
   let workers: Workers | undefined;
   try {

@@ -1,6 +1,7 @@
 import type { AuthenticatedApp } from './auth/appAuth.js';
 import { APP_CHANGED_CHANNEL, AppKeyCache, SettledPaymentCache } from './cache.js';
 import type { Config } from './config.js';
+import { systemNetwork, type WebhookNetwork } from './delivery/network.js';
 import { findAppByApiKey } from './db/apps.js';
 import { PaymentReadBatcher } from './db/payments.js';
 import type { Listener } from './db/listener.js';
@@ -35,6 +36,8 @@ export interface Gateway {
   now(): number;
   /** The simulators' clock, movable by tests; never the gateway's own time. */
   simClock: SimClock;
+  /** How webhook hosts are resolved and connected to (checked for live apps). */
+  webhookNetwork: WebhookNetwork;
 }
 
 export function createGateway(
@@ -43,6 +46,7 @@ export function createGateway(
   durablePool: Pool,
   log: Logger,
   listener: Listener,
+  webhookNetwork: WebhookNetwork = systemNetwork,
 ): Gateway {
   const base = `http://127.0.0.1:${config.port}`;
   const urls: GatewayUrls = {
@@ -73,6 +77,7 @@ export function createGateway(
     paymentReads: new PaymentReadBatcher(pool),
     now: () => Date.now(),
     simClock: new SimClock(),
+    webhookNetwork,
   };
 }
 

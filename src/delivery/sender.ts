@@ -1,8 +1,9 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { isPrivateAddress, isPrivateUrlHost } from '../domain/addresses.js';
+import { isIP, type LookupFunction } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { dialAddresses, type WebhookNetwork } from './network.js';
 
 export interface SendResult {
   statusCode: number | null;
@@ -10,81 +11,151 @@ export interface SendResult {
   durationMs: number;
 }
 
-const agents = {
-  http: new http.Agent({ keepAlive: true, maxSockets: 64 }),
-  https: new https.Agent({ keepAlive: true, maxSockets: 64 }),
-};
+type ConnectionOptions = http.ClientRequestArgs;
+type ConnectionCallback = (err: Error | null, stream: Duplex) => void;
+type Dial = (options: ConnectionOptions) => Promise<ConnectionOptions>;
 
-/**
- * Resolves like dns.lookup but refuses private addresses. Used as the socket's lookup, the
- * check covers the address actually connected to (no DNS-rebinding window).
- */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-    if (err) return callback(err, '', 0);
-    const bad = addresses.find((a) => isPrivateAddress(a.address));
-    if (bad || addresses.length === 0) {
-      return callback(
-        new Error(`webhook_url resolves to a private address (${bad?.address ?? 'none'})`),
-        '',
-        0,
-      );
-    }
+/** A lookup that answers with addresses already checked, whatever name it is asked for. */
+function fixedLookup(addresses: LookupAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    const first = addresses[0] as LookupAddress;
     if (options.all)
       return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-    const first = addresses[0] as LookupAddress;
     callback(null, first.address, first.family);
-  });
-};
+  };
+}
 
-/** One POST with a hard timeout; the response body is not read beyond draining it. */
-export function postWebhook(
-  url: string,
-  headers: Record<string, string>,
-  body: string,
-  timeoutMs: number,
-  publicOnly: boolean,
-): Promise<SendResult> {
-  const started = performance.now();
-  const done = (statusCode: number | null, error: string | null): SendResult => ({
-    statusCode,
-    error,
-    durationMs: Math.round(performance.now() - started),
-  });
-  return new Promise((resolve) => {
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      return resolve(done(null, 'invalid webhook_url'));
+/**
+ * Every new socket of the agent first passes `dial`: the host is resolved and checked once,
+ * and the socket connects only to the checked addresses (no second resolution, so no
+ * DNS-rebinding window). A kept-alive socket stays with the agent that checked it.
+ */
+function connectThroughDial(
+  dial: Dial,
+  options: ConnectionOptions,
+  callback: ConnectionCallback | undefined,
+  create: (options: ConnectionOptions) => Duplex | null | undefined,
+): undefined {
+  dial(options).then(
+    (checked) => {
+      try {
+        const socket = create(checked);
+        if (socket) callback?.(null, socket);
+      } catch (err) {
+        callback?.(err as Error, undefined as unknown as Duplex);
+      }
+    },
+    (err: Error) => callback?.(err, undefined as unknown as Duplex),
+  );
+  return undefined;
+}
+
+class DialingHttpAgent extends http.Agent {
+  constructor(private readonly dial: Dial) {
+    super({ keepAlive: true, maxSockets: 64 });
+  }
+
+  override createConnection(options: ConnectionOptions, callback?: ConnectionCallback) {
+    return connectThroughDial(this.dial, options, callback, (o) => super.createConnection(o));
+  }
+}
+
+class DialingHttpsAgent extends https.Agent {
+  constructor(private readonly dial: Dial) {
+    super({ keepAlive: true, maxSockets: 64 });
+  }
+
+  override createConnection(options: https.RequestOptions, callback?: ConnectionCallback) {
+    return connectThroughDial(this.dial, options, callback, (o) => super.createConnection(o));
+  }
+}
+
+interface AgentPair {
+  http: http.Agent;
+  https: https.Agent;
+}
+
+/**
+ * Sends outbound webhooks. Public-only deliveries (live apps) and local-allowed ones (test
+ * and sandbox apps) use separate keep-alive agents, so a socket one kind opened is never
+ * reused by the other.
+ */
+export class WebhookSender {
+  private readonly publicOnly: AgentPair;
+  private readonly localAllowed: AgentPair;
+
+  constructor(private readonly network: WebhookNetwork) {
+    this.publicOnly = this.agents(true);
+    this.localAllowed = this.agents(false);
+  }
+
+  private agents(publicOnly: boolean): AgentPair {
+    const dial: Dial = async (options) => {
+      const host = options.host ?? options.hostname ?? 'localhost';
+      const addresses = await dialAddresses(this.network, host, publicOnly);
+      // A literal never goes through lookup, so the socket is pointed at the checked address.
+      if (isIP(host.replace(/^\[|\]$/g, '')) !== 0) {
+        return { ...options, host: (addresses[0] as LookupAddress).address };
+      }
+      return { ...options, lookup: fixedLookup(addresses) };
+    };
+    return { http: new DialingHttpAgent(dial), https: new DialingHttpsAgent(dial) };
+  }
+
+  /** Closes kept-alive sockets (at shutdown). */
+  close(): void {
+    for (const pair of [this.publicOnly, this.localAllowed]) {
+      pair.http.destroy();
+      pair.https.destroy();
     }
-    // An address literal never goes through lookup: check it here.
-    if (publicOnly && isPrivateUrlHost(url))
-      return resolve(done(null, 'webhook_url is not a public address'));
-    const isHttps = target.protocol === 'https:';
-    const payload = Buffer.from(body, 'utf8');
-    const req = (isHttps ? https : http).request(
-      target,
-      {
-        method: 'POST',
-        agent: isHttps ? agents.https : agents.http,
-        headers: { ...headers, 'content-length': String(payload.length) },
-        lookup: publicOnly ? publicOnlyLookup : undefined,
-        timeout: timeoutMs,
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(done(res.statusCode ?? null, null)));
-        res.on('error', () => resolve(done(res.statusCode ?? null, null)));
-      },
-    );
-    const timer = setTimeout(
-      () => req.destroy(new Error(`timeout after ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    req.on('timeout', () => req.destroy(new Error(`timeout after ${timeoutMs} ms`)));
-    req.on('error', (err) => resolve(done(null, err.message)));
-    req.on('close', () => clearTimeout(timer));
-    req.end(payload);
-  });
+  }
+
+  /** One POST with a hard timeout; the response body is not read beyond draining it. */
+  post(
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    timeoutMs: number,
+    publicOnly: boolean,
+  ): Promise<SendResult> {
+    const started = performance.now();
+    const done = (statusCode: number | null, error: string | null): SendResult => ({
+      statusCode,
+      error,
+      durationMs: Math.round(performance.now() - started),
+    });
+    return new Promise((resolve) => {
+      let target: URL;
+      try {
+        target = new URL(url);
+      } catch {
+        return resolve(done(null, 'invalid webhook_url'));
+      }
+      const isHttps = target.protocol === 'https:';
+      const agents = publicOnly ? this.publicOnly : this.localAllowed;
+      const payload = Buffer.from(body, 'utf8');
+      const req = (isHttps ? https : http).request(
+        target,
+        {
+          method: 'POST',
+          agent: isHttps ? agents.https : agents.http,
+          headers: { ...headers, 'content-length': String(payload.length) },
+          timeout: timeoutMs,
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(done(res.statusCode ?? null, null)));
+          res.on('error', () => resolve(done(res.statusCode ?? null, null)));
+        },
+      );
+      const timer = setTimeout(
+        () => req.destroy(new Error(`timeout after ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      req.on('timeout', () => req.destroy(new Error(`timeout after ${timeoutMs} ms`)));
+      req.on('error', (err) => resolve(done(null, err.message)));
+      req.on('close', () => clearTimeout(timer));
+      req.end(payload);
+    });
+  }
 }

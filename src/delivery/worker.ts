@@ -4,7 +4,7 @@ import { durable } from '../db/pool.js';
 import type { Gateway } from '../gateway.js';
 import { deadDeliveries, deliveryAttempts, deliveryDuration } from '../metrics.js';
 import { retryDelayMs, verdict } from './schedule.js';
-import { postWebhook, type SendResult } from './sender.js';
+import { WebhookSender, type SendResult } from './sender.js';
 import { signWebhook } from './signer.js';
 
 interface Claimed {
@@ -59,6 +59,7 @@ export class DeliveryWorker {
   private loopDone: Promise<void> | null = null;
   private readonly secrets = new Map<string, string>();
   private readonly leaseMs: number;
+  private readonly sender: WebhookSender;
 
   constructor(
     private readonly gw: Gateway,
@@ -66,6 +67,7 @@ export class DeliveryWorker {
     private readonly pollMs = 1000,
   ) {
     this.leaseMs = gw.config.delivery.timeoutMs * 2 + 5000;
+    this.sender = new WebhookSender(gw.webhookNetwork);
   }
 
   start(): void {
@@ -81,6 +83,7 @@ export class DeliveryWorker {
     this.poke();
     await this.loopDone;
     await Promise.allSettled([...this.inFlight]);
+    this.sender.close();
   }
 
   private poke(): void {
@@ -153,7 +156,7 @@ export class DeliveryWorker {
       result = { statusCode: null, error: 'app has no webhook_url', durationMs: 0 };
     } else {
       const ts = String(Math.floor(Date.now() / 1000));
-      result = await postWebhook(
+      result = await this.sender.post(
         d.webhook_url,
         {
           'content-type': 'application/json',

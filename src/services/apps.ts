@@ -2,7 +2,7 @@ import { decryptSecret, encryptSecret, newSecret } from '../auth/crypto.js';
 import * as appsDb from '../db/apps.js';
 import type { AppRow } from '../db/apps.js';
 import type { Queryable } from '../db/pool.js';
-import { isPrivateUrlHost } from '../domain/addresses.js';
+import { isPublicAddress, judgeHost, type ResolveHost } from '../domain/addresses.js';
 import { ApiError } from '../domain/errors.js';
 import { newAppId } from '../domain/ids.js';
 import { isHttpUrl } from '../domain/paymentRequest.js';
@@ -13,6 +13,8 @@ export interface AppServiceDeps {
   db: Queryable;
   masterKey: Buffer;
   allowPrivateWebhookTargets: boolean;
+  /** Resolves a webhook_url host name of a live app (the system resolver outside tests). */
+  resolveHost: ResolveHost;
   /** Called after an app changes so that key caches on every instance drop it. */
   onAppChanged?: (appId: string) => Promise<void>;
 }
@@ -71,15 +73,51 @@ function parseName(v: unknown): string {
   return v;
 }
 
-function parseWebhookUrl(v: unknown, mode: Mode, allowPrivate: boolean): string | null {
+function parseWebhookUrl(v: unknown): string | null {
   if (v === undefined || v === null || v === '') return null;
   if (typeof v !== 'string' || !isHttpUrl(v) || v.length > 2048) {
     throw bad('webhook_url must be an absolute http(s) URL');
   }
-  if (mode === 'live' && !allowPrivate && isPrivateUrlHost(v)) {
-    throw bad('webhook_url must be a public address');
-  }
   return v;
+}
+
+const RESOLVE_TIMEOUT_MS = 5000;
+
+/** The host's addresses, or none when it does not resolve (in time). */
+async function addressesOf(resolve: ResolveHost, host: string): Promise<readonly string[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<[]>((done) => {
+    timer = setTimeout(() => done([]), RESOLVE_TIMEOUT_MS).unref();
+  });
+  try {
+    const found = await Promise.race([resolve(host), timeout]);
+    return found.map((a) => a.address);
+  } catch {
+    return [];
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A live app's webhook_url must reach only public addresses (docs/operations.md). A name that
+ * does not resolve now is accepted: its DNS may not exist yet, and every delivery checks the
+ * addresses it actually connects to.
+ */
+async function checkWebhookTarget(
+  deps: AppServiceDeps,
+  mode: Mode,
+  url: string | null,
+): Promise<void> {
+  if (url === null || mode !== 'live' || deps.allowPrivateWebhookTargets) return;
+  const host = new URL(url).hostname;
+  const verdict = judgeHost(host);
+  if (verdict === 'public') return;
+  if (verdict === 'name') {
+    const addresses = await addressesOf(deps.resolveHost, host);
+    if (addresses.every((a) => isPublicAddress(a))) return;
+  }
+  throw bad('webhook_url must be a public address');
 }
 
 function parseProviders(v: unknown): ProviderSlug[] {
@@ -138,7 +176,8 @@ export async function createApp(deps: AppServiceDeps, rawBody: unknown): Promise
   const name = parseName(body.name);
   const mode = body.mode ?? 'test';
   if (!isMode(mode)) throw bad('mode must be one of test, sandbox, live');
-  const webhookUrl = parseWebhookUrl(body.webhook_url, mode, deps.allowPrivateWebhookTargets);
+  const webhookUrl = parseWebhookUrl(body.webhook_url);
+  await checkWebhookTarget(deps, mode, webhookUrl);
   const allowedProviders = parseProviders(body.allowed_providers);
   const allowedMethods = parseMethods(body.allowed_methods);
   const keys = newKeys(deps.masterKey);
@@ -172,11 +211,8 @@ export async function patchApp(
   const patch: appsDb.AppPatch = {};
   if ('name' in body) patch.name = parseName(body.name);
   if ('webhook_url' in body) {
-    patch.webhook_url = parseWebhookUrl(
-      body.webhook_url,
-      current.mode,
-      deps.allowPrivateWebhookTargets,
-    );
+    patch.webhook_url = parseWebhookUrl(body.webhook_url);
+    await checkWebhookTarget(deps, current.mode, patch.webhook_url);
   }
   if ('allowed_providers' in body) patch.allowed_providers = parseProviders(body.allowed_providers);
   if ('allowed_methods' in body) patch.allowed_methods = parseMethods(body.allowed_methods);

@@ -5,6 +5,7 @@ import { createLogger } from '../../src/logger.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { createTestDatabase } from './db.js';
 import { signedFetch, type HttpResult } from './http.js';
+import { TestNetwork } from './network.js';
 import { Receiver } from './receiver.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -14,6 +15,8 @@ export interface TestGateway {
   url: string;
   config: Config;
   databaseUrl: string;
+  /** Resolves webhook hosts and points their sockets at loopback (helpers/network.ts). */
+  network: TestNetwork;
   admin(method: string, path: string, body?: unknown, token?: string): Promise<HttpResult>;
   createApp(body?: Record<string, unknown>): Promise<AppWithSecrets>;
   /** Signed /v1 request as the given app (spec 5.1). */
@@ -34,9 +37,10 @@ export interface TestGateway {
  */
 export async function startTestGateway(
   env: Record<string, string> = {},
-  opts: StartOptions = {},
+  opts: Omit<StartOptions, 'webhookNetwork'> & { network?: TestNetwork } = {},
   sharing?: TestGateway,
 ): Promise<TestGateway> {
+  const network = opts.network ?? sharing?.network ?? new TestNetwork();
   const db = sharing
     ? { url: sharing.databaseUrl, drop: async () => undefined }
     : await createTestDatabase();
@@ -55,7 +59,7 @@ export async function startTestGateway(
     ...env,
   });
   const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const running = await startGateway(config, log, opts);
+  const running = await startGateway(config, log, { ...opts, webhookNetwork: network });
   const url = running.url;
   const admin = async (method: string, path: string, body?: unknown, token = ADMIN_TOKEN) => {
     const headers: Record<string, string> = {};
@@ -74,6 +78,7 @@ export async function startTestGateway(
     url,
     config,
     databaseUrl: db.url,
+    network,
     admin,
     async createApp(body = {}) {
       const res = await admin('POST', '/admin/apps', { name: 'Test shop', ...body });

@@ -212,6 +212,26 @@ describe('live apps and private webhook targets (D10, D11)', () => {
     'http://[::ffff:127.0.0.1]/hook',
     'http://2130706433/hook',
     'http://printer.local/hook',
+    'http://localhost./hook',
+    'http://api.localhost./hook',
+    'http://[::127.0.0.1]/hook',
+    'http://[::ffff:0:7f00:1]/hook',
+    'http://[64:ff9b::7f00:1]/hook',
+    'http://[64:ff9b:1::a00:1]/hook',
+    'http://[2002:7f00:1::]/hook',
+    'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook',
+    'http://[::ffff:10.0.0.1]/hook',
+    'http://203.0.113.7/hook',
+    'http://[2001:db8::1]/hook',
+  ];
+  // Literals only: a name would be resolved, and tests never ask a real resolver.
+  const PUBLIC = [
+    'http://93.184.216.34/hook',
+    'https://8.8.8.8:8443/hook',
+    'http://[2606:2800:220:1:248:1893:25c8:1946]/hook',
+    'http://[::ffff:93.184.216.34]/hook',
+    'http://[64:ff9b::808:808]/hook',
+    'http://[2002:5db8:d822::1]/hook',
   ];
 
   test('a live app with a private webhook_url is refused at create', async () => {
@@ -222,6 +242,81 @@ describe('live apps and private webhook targets (D10, D11)', () => {
         'webhook_url must be a public address',
       );
     }
+  });
+
+  test('a live app with a public address literal as webhook_url is accepted', async () => {
+    for (const url of PUBLIC) {
+      const res = await create({ name: 'Live', mode: 'live', webhook_url: url });
+      assertStatus(res, 201);
+      assert.equal(res.json<AppView>().webhook_url, url);
+    }
+  });
+
+  test('a live app whose webhook_url names a host is judged by every address it resolves to', async () => {
+    gw.network.set('shop.example.com', '93.184.216.34');
+    gw.network.set('dual.example.com', '93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946');
+    gw.network.set('intranet.example.com', '93.184.216.34', '10.0.0.8');
+    gw.network.set('v6-internal.example.com', '2606:4700:4700::1111', 'fd00::5');
+    gw.network.set('mapped.example.com', '::ffff:192.168.1.1');
+    gw.network.set('rebound.example.com', '127.0.0.1');
+    for (const url of [
+      'http://shop.example.com/hook',
+      'https://dual.example.com:8443/hook',
+      'https://shop.example.com./hook',
+    ]) {
+      const res = await create({ name: 'Live', mode: 'live', webhook_url: url });
+      assertStatus(res, 201);
+      assert.equal(res.json<AppView>().webhook_url, url);
+    }
+    for (const url of [
+      'http://intranet.example.com/hook',
+      'https://v6-internal.example.com/hook',
+      'http://mapped.example.com/hook',
+      'http://rebound.example.com./hook',
+    ]) {
+      assertError(
+        await create({ name: 'Live', mode: 'live', webhook_url: url }),
+        400,
+        'webhook_url must be a public address',
+      );
+    }
+  });
+
+  test('a live app may name a host that does not resolve yet', async () => {
+    const res = await create({
+      name: 'Live',
+      mode: 'live',
+      webhook_url: 'https://not-yet.example.com/hook',
+    });
+    assertStatus(res, 201);
+    assert.equal(res.json<AppView>().webhook_url, 'https://not-yet.example.com/hook');
+  });
+
+  test('a live app cannot be patched to a name that resolves to a private address', async () => {
+    gw.network.set('vpn.example.com', '100.64.3.4');
+    const app = await gw.createApp({ mode: 'live', webhook_url: 'https://8.8.4.4/a' });
+    assertError(
+      await gw.admin('PATCH', `/admin/apps/${app.app_id}`, {
+        webhook_url: 'https://vpn.example.com/hook',
+      }),
+      400,
+      'webhook_url must be a public address',
+    );
+    const [row] = await sql<{ webhook_url: string }>(
+      gw.databaseUrl,
+      'SELECT webhook_url FROM apps WHERE id = $1',
+      [app.app_id],
+    );
+    assert.equal(row?.webhook_url, 'https://8.8.4.4/a');
+  });
+
+  test('a live app can be patched to a public address literal', async () => {
+    const app = await gw.createApp({ mode: 'live', webhook_url: 'https://8.8.4.4/a' });
+    const res = await gw.admin('PATCH', `/admin/apps/${app.app_id}`, {
+      webhook_url: 'http://[2606:4700:4700::1111]/hook',
+    });
+    assertStatus(res, 200);
+    assert.equal(res.json<AppView>().webhook_url, 'http://[2606:4700:4700::1111]/hook');
   });
 
   test('a live app with a public webhook_url is accepted', async () => {

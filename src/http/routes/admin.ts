@@ -49,6 +49,7 @@ export function adminRoutes(gw: Gateway) {
     db: gw.pool,
     masterKey: gw.config.masterKey,
     allowPrivateWebhookTargets: gw.config.allowPrivateWebhookTargets,
+    resolveHost: gw.webhookNetwork.resolve,
     onAppChanged: (appId) => gw.appChanged(appId),
   };
   return async (app: FastifyInstance) => {
