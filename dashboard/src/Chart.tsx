@@ -6,7 +6,7 @@ import { exponent, formatMoney } from './format';
 export interface DailyPoint {
   day: string;
   succeeded_count: number;
-  succeeded_minor: number;
+  succeeded_minor: string;
 }
 
 /** Daily succeeded amounts of one currency as bars; days are UTC calendar days. */
@@ -17,7 +17,8 @@ export function DailyChart({ currency, points }: { currency: string; points: Dai
     if (!el) return;
     const scale = 10 ** exponent(currency);
     const xs = points.map((p) => Date.parse(`${p.day}T00:00:00Z`) / 1000);
-    const ys = points.map((p) => p.succeeded_minor / scale);
+    // Bar heights need no exactness; the table and tooltips format the exact figures.
+    const ys = points.map((p) => Number(p.succeeded_minor) / scale);
     const width = () => Math.max(260, el.clientWidth);
     const opts: uPlot.Options = {
       width: width(),
@@ -78,7 +79,7 @@ export function fillDays(buckets: DailyPoint[]): DailyPoint[] {
   const end = Date.parse(`${last.day}T00:00:00Z`);
   for (let t = Date.parse(`${first.day}T00:00:00Z`); t <= end; t += 86_400_000) {
     const day = new Date(t).toISOString().slice(0, 10);
-    out.push(byDay.get(day) ?? { day, succeeded_count: 0, succeeded_minor: 0 });
+    out.push(byDay.get(day) ?? { day, succeeded_count: 0, succeeded_minor: '0' });
   }
   return out;
 }

@@ -15,7 +15,7 @@ export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { href: st
   return <a {...props} onClick={onClick} />;
 }
 
-export function Money({ minor, currency }: { minor: number; currency: string }) {
+export function Money({ minor, currency }: { minor: number | string; currency: string }) {
   return (
     <span class="money" data-minor={minor} data-currency={currency}>
       {formatMoney(minor, currency)}

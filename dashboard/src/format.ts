@@ -7,8 +7,22 @@ export function exponent(currency: string): number {
 
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 
+/** Minor units as the API writes them: an integer, or a sum as a string of decimal digits. */
+export function isMinor(v: unknown): v is number | string {
+  return typeof v === 'number' || (typeof v === 'string' && /^-?\d+$/.test(v));
+}
+
+/** "-123456" minor units with exponent 2 as "-1234.56", exactly (no rounding through a double). */
+function majorDecimal(minor: string, exp: number): string {
+  const negative = minor.startsWith('-');
+  const digits = (negative ? minor.slice(1) : minor).padStart(exp + 1, '0');
+  const whole = digits.slice(0, digits.length - exp);
+  const fraction = exp > 0 ? `.${digits.slice(digits.length - exp)}` : '';
+  return `${negative ? '-' : ''}${whole}${fraction}`;
+}
+
 /** IDR 150,000 / USD 12.34: integer minor units divided by the currency's exponent. */
-export function formatMoney(minor: number, currency: string): string {
+export function formatMoney(minor: number | string, currency: string): string {
   let f = moneyFormats.get(currency);
   if (!f) {
     const exp = exponent(currency);
@@ -29,7 +43,12 @@ export function formatMoney(minor: number, currency: string): string {
     }
     moneyFormats.set(currency, f);
   }
-  const text = f.format(minor / 10 ** exponent(currency));
+  // Intl formats a decimal string exactly (ES2023); sums past 2^53 arrive as strings.
+  const value =
+    typeof minor === 'string'
+      ? (majorDecimal(minor, exponent(currency)) as unknown as number)
+      : minor / 10 ** exponent(currency);
+  const text = f.format(value);
   return text.includes(currency) ? text : `${currency} ${text}`;
 }
 

@@ -4,15 +4,18 @@
  */
 export type Mode = 'test' | 'sandbox' | 'live';
 export const MODES: readonly Mode[] = ['test', 'sandbox', 'live'];
+/** A sum of minor units: the API writes every sum as a string of decimal digits (exact). */
+export type MinorSum = string;
+
 export const PAYMENT_STATUSES = ['initiated', 'succeeded', 'failed', 'canceled'] as const;
 
 export interface CurrencyTotals {
   currency: string;
   succeeded_count: number;
-  succeeded_minor: number;
+  succeeded_minor: MinorSum;
   refunded_count?: number;
-  refunded_minor: number;
-  net_minor: number;
+  refunded_minor: MinorSum;
+  net_minor: MinorSum;
   failed_count?: number;
   canceled_count?: number;
   initiated_count?: number;
@@ -49,7 +52,7 @@ export interface Summary {
 export interface Timeseries {
   days: number;
   mode: string;
-  buckets: { day: string; currency: string; succeeded_count: number; succeeded_minor: number }[];
+  buckets: { day: string; currency: string; succeeded_count: number; succeeded_minor: MinorSum }[];
 }
 
 export interface PaymentRow {
@@ -115,7 +118,7 @@ export interface Balance {
   mode?: Mode;
   source: string;
   currency: string;
-  available_minor: number;
+  available_minor: MinorSum;
   as_of?: string;
   /** Why a provider with a balance API shows a calculated figure. */
   error?: string;

@@ -53,6 +53,11 @@ export interface CreationContext {
   invoicePrefix: string | null;
   /** The Idempotency-Key claim that should point at the new payment, if any. */
   claim: { appId: string; endpoint: string; key: string } | null;
+  /**
+   * When the reconciler may take the payment for an unfinished registration: a process that
+   * dies between this insert and storing the provider's answer leaves it due, never lost.
+   */
+  registrationDeadline: Date;
 }
 
 /**
@@ -78,8 +83,8 @@ export async function createPaymentRecord(
          RETURNING 1),
        payment AS (
          INSERT INTO payments (id, app_id, mode, amount_minor, currency, method, provider,
-           external_user_id, email, return_url, metadata, invoice_number)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+           external_user_id, email, return_url, metadata, provider_deadline, invoice_number)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $16,
            -- lpad alone would truncate numbers past 999999; they must grow instead (D3).
            CASE WHEN $12::text IS NULL THEN NULL
                 ELSE (SELECT $12::text || '-' || lpad(n::text, greatest(6, length(n::text)), '0')
@@ -107,6 +112,7 @@ export async function createPaymentRecord(
       ctx.claim?.appId ?? null,
       ctx.claim?.endpoint ?? null,
       ctx.claim?.key ?? null,
+      ctx.registrationDeadline,
     ],
   });
   return res.rows[0] as PaymentRow;
@@ -174,6 +180,26 @@ export async function markRegistrationRejected(
      WHERE id = $1 AND status = 'initiated'`,
     [id, providerText],
   );
+}
+
+/**
+ * Claims an unregistered payment for one more registration attempt (a client's retry with
+ * its Idempotency-Key, or the reconciler): moves its deadline to `until`, so the reconciler
+ * leaves it alone meanwhile and a reconciler that claimed it earlier no longer fails it.
+ * Null when it is no longer initiated or already has its provider reference.
+ */
+export async function claimRegistration(
+  db: Queryable,
+  id: string,
+  until: Date,
+): Promise<PaymentRow | null> {
+  const res = await db.query<PaymentRow>(
+    `UPDATE payments SET provider_deadline = $2, updated_at = now()
+     WHERE id = $1 AND status = 'initiated' AND provider_ref IS NULL
+     RETURNING ${PAYMENT_COLUMNS}`,
+    [id, until],
+  );
+  return res.rows[0] ?? null;
 }
 
 /** An unanswered registration: the reconciler asks the provider after this deadline. */

@@ -1,22 +1,9 @@
-import { randomBytes } from 'node:crypto';
-
 /**
- * JSON with exact integers: sums of minor units are bigints in the reports, and one past
- * 2^53 must not be rounded. Safe values become ordinary numbers; larger ones are written as
- * their exact digits (JSON numbers have no size limit). A per-call nonce marks the
- * placeholders, so no string in the data (an app name) can be mistaken for one.
+ * JSON for the operator's money figures. A sum of minor units (a bigint) is written as a
+ * string of its decimal digits, at every size: a JSON number past 2^53 is silently rounded
+ * by most readers (JavaScript, and any that parse numbers as doubles), and a field whose type
+ * changed with its size would break a client only on the day the sum grows. See docs/api.md.
  */
 export function exactJson(value: unknown): string {
-  const nonce = randomBytes(8).toString('hex');
-  let big = false;
-  const text = JSON.stringify(value, (_k, v: unknown) => {
-    if (typeof v !== 'bigint') return v;
-    if (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)) {
-      return Number(v);
-    }
-    big = true;
-    return `${nonce}:${v.toString()}`;
-  });
-  if (!big) return text;
-  return text.replace(new RegExp(`"${nonce}:(-?\\d+)"`, 'g'), '$1');
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 }

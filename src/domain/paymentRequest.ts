@@ -1,5 +1,6 @@
 import { ApiError } from './errors.js';
 import { INVOICE_PREFIX_PATTERN } from './invoice.js';
+import { parseStorableJson } from './jsonInput.js';
 
 export interface CreatePaymentRequest {
   externalUserId: string;
@@ -17,13 +18,9 @@ const REQUIRED = ['external_user_id', 'amount_minor', 'currency', 'method', 'ret
 
 const bad = (reason: string) => new ApiError(400, reason);
 
+/** A JSON object body whose every field can be stored (see jsonInput.ts). */
 export function parseJsonObject(raw: Buffer): Record<string, unknown> {
-  let body: unknown;
-  try {
-    body = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw bad('invalid JSON body');
-  }
+  const body = parseStorableJson(raw);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw bad('body must be a JSON object');
   }

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { parseStorableJson } from '../domain/jsonInput.js';
 
 export function sendText(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/plain; charset=utf-8').send(body);
@@ -27,15 +28,14 @@ export function header(req: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** Parses a JSON body for admin routes; an empty body is an empty object. */
+/**
+ * Parses a JSON body for admin routes; an empty body is an empty object. Throws the 400 of
+ * parseStorableJson for a body that is not JSON or holds something the database refuses.
+ */
 export function jsonBody(req: FastifyRequest): unknown {
   const raw = rawBody(req);
   if (raw.length === 0) return {};
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch {
-    return Symbol.for('invalid');
-  }
+  return parseStorableJson(raw);
 }
 
 const durableReplies = new WeakSet<FastifyRequest>();

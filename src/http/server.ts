@@ -28,6 +28,12 @@ export function buildHttpServer(gw: Gateway) {
     logController: new LogController({ disableRequestLogging: true }),
     // Our onRequest hook answers 503 with Retry-After in the contract's plain text (D10).
     return503OnClosing: false,
+    // A path that does not percent-decode (an encoded lone surrogate, %FF) is refused before
+    // routing; its answer is plain text like every other error, not Fastify's JSON.
+    frameworkErrors: (err, req, reply) => {
+      if (err.code !== 'FST_ERR_BAD_URL') req.log.warn({ err, reqId: req.id }, 'framework error');
+      sendText(reply, 400, 'bad request');
+    },
   });
 
   // Every body is kept as raw bytes: request and webhook signatures cover the exact bytes,

@@ -120,6 +120,14 @@ export interface PaymentProvider {
    * lost webhook). Answers with the action the state maps to; { kind: 'none' } while pending.
    */
   fetchStatus(ctx: ProviderContext, ref: ProviderPaymentRef): Promise<InboundAction>;
+  /**
+   * For a payment whose registration never completed on our side (no provider reference:
+   * the process died, or the provider never answered): what the provider holds under our
+   * payment id. 'found' carries the registration, as register() would have answered; 'none'
+   * means the provider confirms it has nothing (its words in providerText). Throws a
+   * ProviderError when it cannot tell now; the reconciler asks again later.
+   */
+  findRegistration(ctx: ProviderContext, input: RegisterPaymentInput): Promise<RegistrationLookup>;
   /** wallet_psp: captures an approved order; the provider's capture event then settles it. */
   capture?(ctx: ProviderContext, ref: ProviderPaymentRef): Promise<void>;
   /**
@@ -146,6 +154,9 @@ export interface PaymentProvider {
    */
   listPayouts?(ctx: ProviderContext, since: Date, until: Date): Promise<ProviderPayout[]>;
 }
+
+export type RegistrationLookup =
+  { kind: 'found'; registration: RegisteredPayment } | { kind: 'none'; providerText: string };
 
 export interface ProviderBalances {
   /** When the provider computed the figures. */

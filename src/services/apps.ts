@@ -5,6 +5,7 @@ import type { Queryable } from '../db/pool.js';
 import { isPublicAddress, judgeHost, type ResolveHost } from '../domain/addresses.js';
 import { ApiError } from '../domain/errors.js';
 import { newAppId } from '../domain/ids.js';
+import { textProblem } from '../domain/jsonInput.js';
 import { isHttpUrl } from '../domain/paymentRequest.js';
 import { PROVIDER_METHODS } from '../domain/routing.js';
 import { isMode, isProvider, PROVIDERS, type Mode, type ProviderSlug } from '../domain/types.js';
@@ -199,6 +200,11 @@ export async function listApps(deps: AppServiceDeps): Promise<AppView[]> {
 
 const appNotFound = () => new ApiError(404, 'app not found');
 
+/** An id the database cannot even compare (a NUL, an unpaired surrogate) names no app. */
+async function findApp(deps: AppServiceDeps, id: string): Promise<AppRow | null> {
+  return textProblem(id) ? null : appsDb.findAppById(deps.db, id);
+}
+
 export async function patchApp(
   deps: AppServiceDeps,
   id: string,
@@ -206,7 +212,7 @@ export async function patchApp(
 ): Promise<AppView> {
   const body = objectBody(rawBody);
   if ('mode' in body) throw bad('mode cannot be changed');
-  const current = await appsDb.findAppById(deps.db, id);
+  const current = await findApp(deps, id);
   if (!current) throw appNotFound();
   const patch: appsDb.AppPatch = {};
   if ('name' in body) patch.name = parseName(body.name);
@@ -223,7 +229,7 @@ export async function patchApp(
 }
 
 export async function regenerateKeys(deps: AppServiceDeps, id: string): Promise<AppWithSecrets> {
-  const current = await appsDb.findAppById(deps.db, id);
+  const current = await findApp(deps, id);
   if (!current) throw appNotFound();
   const keys = newKeys(deps.masterKey);
   const row = await appsDb.replaceAppKeys(deps.db, id, keys.sealed);

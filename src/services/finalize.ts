@@ -12,6 +12,11 @@ export interface FinalizeInput {
   /** Provider enrichment merged into metadata (spec 6.3). */
   enrichment?: Record<string, unknown>;
   subscriptionId?: string;
+  /**
+   * The reconciler failing a payment the provider has no registration for: only while it is
+   * still unregistered and still under the reconciler's claim (deadline set to this value).
+   */
+  onlyIfUnregisteredUntil?: Date;
 }
 
 // One statement: the conditional status change, the outbox event and its first delivery
@@ -25,6 +30,7 @@ WITH upd AS (
     subscription_id = COALESCE($5, subscription_id),
     finalized_at = $6, updated_at = $6
   WHERE id = $1 AND status = 'initiated'
+    AND ($11::timestamptz IS NULL OR (provider_ref IS NULL AND provider_deadline = $11))
   RETURNING id, app_id),
 ev AS (
   INSERT INTO outbound_events (id, app_id, payment_id, event_type, body)
@@ -72,6 +78,7 @@ export async function finalizePayment(
       eventType,
       paymentEventBody(eventType, finalized, at),
       'dlv_' + randomBytes(12).toString('hex'),
+      input.onlyIfUnregisteredUntil ?? null,
     ],
   });
   return res.rowCount === 1 ? finalized : null;

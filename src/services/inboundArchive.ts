@@ -1,5 +1,6 @@
 import { listInbound } from '../db/inbound.js';
 import type { Pool } from '../db/pool.js';
+import { isPaymentId } from '../domain/ids.js';
 
 export interface InboundEventView {
   id: number;
@@ -17,6 +18,9 @@ export async function listInboundEvents(
   pool: Pool,
   paymentId: string | null,
 ): Promise<InboundEventView[]> {
+  // Events name payments by their 32-hex id: any other value matches none (and a NUL in it
+  // could not even be compared).
+  if (paymentId && !isPaymentId(paymentId)) return [];
   const rows = await listInbound(pool, paymentId === '' ? null : paymentId, paymentId ? 1000 : 100);
   return rows.map((r) => ({
     id: r.id,

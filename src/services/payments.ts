@@ -28,6 +28,15 @@ export interface PaymentServiceDeps {
 /** An unanswered registration is asked about again after this long (the reconciler). */
 const UNANSWERED_REGISTRATION_RECHECK_MS = 5 * 60_000;
 
+/**
+ * How long a registration may take before the reconciler treats the payment as stranded
+ * (its creating process died before storing the provider's answer): two minutes past the
+ * provider timeout, so a registration still in flight is never asked about.
+ */
+export function registrationGraceMs(providerTimeoutMs: number): number {
+  return providerTimeoutMs + 2 * 60_000;
+}
+
 export interface PaymentView {
   payment_id: string;
   status: string;
@@ -89,7 +98,13 @@ export async function createPayment(
     const resumed = claim.resumeId ? await paymentsDb.findPayment(deps.pool, claim.resumeId) : null;
     if (resumed && resumed.status === 'initiated' && resumed.app_id === app.id) {
       if (resumed.provider_ref) return createdResponse(resumed);
-      return register(deps, resumed, provider);
+      // Claimed first, so the reconciler cannot fail it while this registers it again.
+      const deadline = new Date(Date.now() + registrationGraceMs(deps.providerTimeoutMs));
+      const claimed = await paymentsDb.claimRegistration(deps.pool, resumed.id, deadline);
+      if (claimed) return register(deps, claimed, provider);
+      const now = await paymentsDb.findPayment(deps.pool, resumed.id);
+      if (now?.status === 'initiated' && now.provider_ref) return createdResponse(now);
+      // The reconciler resolved it meanwhile (failed: the provider had none); a new payment.
     }
     const payment = await insertNew(deps, app, req, provider, claim);
     return register(deps, payment, provider);
@@ -125,7 +140,11 @@ async function insertNew(
         return_url: req.returnUrl,
         metadata: req.metadata,
       },
-      { invoicePrefix: req.invoicePrefix, claim: claim.scope },
+      {
+        invoicePrefix: req.invoicePrefix,
+        claim: claim.scope,
+        registrationDeadline: new Date(Date.now() + registrationGraceMs(deps.providerTimeoutMs)),
+      },
     );
   } catch (err) {
     const table = (err as { table?: string }).table;

@@ -1,49 +1,114 @@
+import * as paymentsDb from '../db/payments.js';
 import { PAYMENT_COLUMNS, type PaymentRow } from '../db/payments.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { Gateway } from '../gateway.js';
+import type { PaymentProvider, ProviderContext } from '../providers/types.js';
 import { finalizePayment } from './finalize.js';
 
-const RECHECK_AFTER = `interval '2 minutes'`;
+const RECHECK_AFTER_MS = 2 * 60_000;
 
 /**
- * The safety net for a lost provider webhook: initiated payments past their provider
- * deadline are asked about at the provider and finalized through the same atomic path as a
- * webhook. The claim pushes the deadline forward, so instances never ask twice at once.
+ * The safety net for a lost provider webhook and for a registration that never completed:
+ * initiated payments past their provider deadline are asked about at the provider and
+ * finalized through the same atomic path as a webhook. Every payment gets a deadline at
+ * insert (services/payments.ts), so one whose creating process died before storing the
+ * provider's answer is found here too. The claim pushes the deadline forward, so instances
+ * never ask twice at once.
  */
 export async function reconcileDue(gw: Gateway, limit = 20): Promise<number> {
+  const claimedUntil = new Date(Date.now() + RECHECK_AFTER_MS);
   const due = await gw.pool.query<PaymentRow>(
-    `UPDATE payments SET provider_deadline = now() + ${RECHECK_AFTER}
+    `UPDATE payments SET provider_deadline = $2
      WHERE id IN (
        SELECT id FROM payments
        WHERE status = 'initiated' AND provider_deadline < now()
        ORDER BY provider_deadline LIMIT $1 FOR UPDATE SKIP LOCKED)
      RETURNING ${PAYMENT_COLUMNS}`,
-    [limit],
+    [limit, claimedUntil],
   );
-  for (const payment of due.rows) {
-    const slug = payment.provider as ProviderSlug;
-    const endpoint = gw.providers.endpoint(slug, payment.mode);
+  for (const claimed of due.rows) {
+    const slug = claimed.provider as ProviderSlug;
+    const endpoint = gw.providers.endpoint(slug, claimed.mode);
     if (!endpoint) continue;
     const provider = gw.providers.get(slug);
-    const ctx = { mode: payment.mode, endpoint, timeoutMs: gw.config.providerTimeoutMs };
-    const ref = { paymentId: payment.id, providerRef: payment.provider_ref };
+    const ctx = { mode: claimed.mode, endpoint, timeoutMs: gw.config.providerTimeoutMs };
     try {
-      const action = await provider.fetchStatus(ctx, ref);
-      if (action.kind === 'payment') {
-        await finalizePayment(gw.pool, payment, {
-          outcome: action.outcome,
-          errorText: action.errorText,
-          enrichment: action.enrichment,
-        });
-      } else if (action.kind === 'capture_required' && provider.capture) {
-        await provider.capture(ctx, ref);
-      }
+      const payment =
+        claimed.provider_ref === null
+          ? await resolveRegistration(gw, provider, ctx, claimed, claimedUntil)
+          : claimed;
+      if (payment) await applyProviderStatus(gw, provider, ctx, payment);
     } catch (err) {
       gw.log.warn(
-        { err, payment_id: payment.id },
+        { err, payment_id: claimed.id },
         'reconciling a payment with its provider failed',
       );
     }
   }
   return due.rows.length;
+}
+
+/**
+ * A payment without a provider reference: the provider is asked what it holds under our
+ * payment id. Found: its reference, page and expiry are stored, and the payment goes on as
+ * if registration had answered. None: the payment can never be paid (no buyer ever got a
+ * page for it) and is failed, payment.failed enqueued with it; only while this claim still
+ * holds, so a client's retry that claimed it meanwhile (same Idempotency-Key) wins.
+ * Returns the registered payment, or null when nothing more is to be done now.
+ */
+async function resolveRegistration(
+  gw: Gateway,
+  provider: PaymentProvider,
+  ctx: ProviderContext,
+  payment: PaymentRow,
+  claimedUntil: Date,
+): Promise<PaymentRow | null> {
+  const lookup = await provider.findRegistration(ctx, {
+    paymentId: payment.id,
+    amountMinor: payment.amount_minor,
+    currency: payment.currency,
+    method: payment.method,
+    email: payment.email,
+    externalUserId: payment.external_user_id,
+    returnUrl: payment.return_url,
+    metadata: payment.metadata,
+    directQr: gw.config.idrPspDirectQr,
+  });
+  if (lookup.kind === 'none') {
+    const failed = await finalizePayment(gw.pool, payment, {
+      outcome: 'failed',
+      errorText: `provider registration never completed: ${lookup.providerText}`,
+      onlyIfUnregisteredUntil: claimedUntil,
+    });
+    if (failed) gw.log.warn({ payment_id: payment.id }, 'unregistered payment failed');
+    return null;
+  }
+  const reg = lookup.registration;
+  return paymentsDb.storeRegistration(gw.pool, payment.id, {
+    providerRef: reg.providerRef,
+    checkoutUrl: reg.checkoutUrl,
+    qrString: reg.qrString ?? null,
+    qrImageUrl: reg.qrImageUrl ?? null,
+    providerDeadline: reg.expiresAt ?? null,
+  });
+}
+
+/** The provider's current status of the payment, applied exactly as its webhook would be. */
+async function applyProviderStatus(
+  gw: Gateway,
+  provider: PaymentProvider,
+  ctx: ProviderContext,
+  payment: PaymentRow,
+): Promise<void> {
+  const ref = { paymentId: payment.id, providerRef: payment.provider_ref };
+  const action = await provider.fetchStatus(ctx, ref);
+  if (action.kind === 'payment') {
+    await finalizePayment(gw.pool, payment, {
+      outcome: action.outcome,
+      errorText: action.errorText,
+      enrichment: action.enrichment,
+    });
+  } else if (action.kind === 'capture_required' && provider.capture) {
+    await provider.capture(ctx, ref);
+  }
 }

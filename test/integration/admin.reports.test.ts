@@ -254,10 +254,10 @@ const zero = (): Fig => ({
 function out(f: Fig): Record<string, number | string> {
   return {
     succeeded_count: f.succeeded_count,
-    succeeded_minor: num(f.succeeded_minor),
+    succeeded_minor: f.succeeded_minor.toString(),
     refunded_count: f.refunded_count,
-    refunded_minor: num(f.refunded_minor),
-    net_minor: num(f.succeeded_minor - f.refunded_minor),
+    refunded_minor: f.refunded_minor.toString(),
+    net_minor: (f.succeeded_minor - f.refunded_minor).toString(),
     failed_count: f.failed_count,
     canceled_count: f.canceled_count,
     initiated_count: f.initiated_count,
@@ -405,7 +405,7 @@ describe('GET /admin/summary', () => {
 
   test('spot checks: exact sums past 2^53, net, zero rows', async () => {
     const res = await gw.admin('GET', '/admin/summary?mode=live&days=30');
-    assert.ok(res.text.includes('"succeeded_minor":12000000000000007'), res.text);
+    assert.ok(res.text.includes('"succeeded_minor":"12000000000000007"'), res.text);
     const body = exactParse<SummaryBody>(res);
     const big = body.by_app.find((a) => a.app_name === 'E big spender (live)');
     assert.deepEqual(big, {
@@ -510,7 +510,7 @@ describe('GET /admin/timeseries', () => {
             day: ymd(d),
             currency,
             succeeded_count: ps.length,
-            succeeded_minor: num(ps.reduce((s, p) => s + p.amount, 0n)),
+            succeeded_minor: ps.reduce((s, p) => s + p.amount, 0n).toString(),
           });
         }
       }

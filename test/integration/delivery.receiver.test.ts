@@ -58,7 +58,7 @@ async function finalizedPayment(
       return_url: 'https://shop.example/done',
       metadata: { order: 'A-1', nested: { k: [1, 2] } },
     },
-    { invoicePrefix: null, claim: null },
+    { invoicePrefix: null, claim: null, registrationDeadline: new Date(Date.now() + 600_000) },
   );
   await pool.query(`UPDATE payments SET provider_ref = $2 WHERE id = $1`, [p.id, `ref-${p.id}`]);
   const done = await finalizePayment(
@@ -273,7 +273,7 @@ test('retry-webhook: unknown payment 404, payment without events 422, admin toke
       return_url: 'https://x.example/',
       metadata: {},
     },
-    { invoicePrefix: null, claim: null },
+    { invoicePrefix: null, claim: null, registrationDeadline: new Date(Date.now() + 600_000) },
   );
   const none = await gw.admin('POST', `/admin/payments/${p.id}/retry-webhook`);
   assert.equal(none.status, 422);

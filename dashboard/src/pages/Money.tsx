@@ -1,6 +1,6 @@
 import { query } from '../api';
 import { Badge, Empty, Load, Money, PageTitle, Time, useApi } from '../components';
-import { formatLocal } from '../format';
+import { formatLocal, isMinor } from '../format';
 import { href, navigate, type Location } from '../router';
 import type { Balances as BalancesBody, Payouts } from '../types';
 
@@ -139,7 +139,7 @@ function PayoutItems({ items }: { items: Record<string, unknown>[] }) {
   const cell = (item: Record<string, unknown>, k: string) => {
     const v = item[k];
     const currency = typeof item.currency === 'string' ? item.currency : undefined;
-    if (k.endsWith('_minor') && typeof v === 'number' && currency)
+    if (k.endsWith('_minor') && isMinor(v) && currency)
       return <Money minor={v} currency={currency} />;
     if (typeof v === 'string' && (k.endsWith('_at') || k === 'date') && formatLocal(v) !== v)
       return <Time iso={v} />;

@@ -13,7 +13,7 @@ import {
   Time,
   useApi,
 } from '../components';
-import { formatMoney, parseAmount } from '../format';
+import { formatMoney, isMinor, parseAmount } from '../format';
 import { href } from '../router';
 import type { InboundEvent, PaymentDelivery, PaymentDetail, RefundRow } from '../types';
 
@@ -42,7 +42,7 @@ function Value({
   currency: string | undefined;
 }): ComponentChildren {
   if (v === null || v === undefined || v === '') return <span class="muted">—</span>;
-  if (k.endsWith('_minor') && typeof v === 'number' && currency)
+  if (k.endsWith('_minor') && isMinor(v) && currency)
     return <Money minor={v} currency={currency} />;
   if (typeof v === 'string' && isTime(k, v)) return <Time iso={v} />;
   if (k === 'status' || k.endsWith('_status')) return <Badge value={String(v)} />;

@@ -17,12 +17,6 @@ import { registry } from '../../metrics.js';
 import { header, jsonBody, rawBody, sendJson } from '../reply.js';
 import { registerReportRoutes } from './adminReports.js';
 
-function body(req: Parameters<typeof jsonBody>[0]): unknown {
-  const parsed = jsonBody(req);
-  if (typeof parsed === 'symbol') throw new ApiError(400, 'invalid JSON body');
-  return parsed;
-}
-
 export function parseLimit(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 100;
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) {
@@ -58,9 +52,11 @@ export function adminRoutes(gw: Gateway) {
     );
 
     app.get('/apps', async (_req, reply) => sendJson(reply, 200, { apps: await listApps(apps) }));
-    app.post('/apps', async (req, reply) => sendJson(reply, 201, await createApp(apps, body(req))));
+    app.post('/apps', async (req, reply) =>
+      sendJson(reply, 201, await createApp(apps, jsonBody(req))),
+    );
     app.patch<{ Params: { id: string } }>('/apps/:id', async (req, reply) =>
-      sendJson(reply, 200, await patchApp(apps, req.params.id, body(req))),
+      sendJson(reply, 200, await patchApp(apps, req.params.id, jsonBody(req))),
     );
     app.post<{ Params: { id: string } }>('/apps/:id/regenerate-keys', async (req, reply) =>
       sendJson(reply, 200, await regenerateKeys(apps, req.params.id)),

@@ -1,8 +1,14 @@
 /**
  * card_psp adapter: a Polar-style merchant-of-record checkout (docs/providers/card_psp.md).
  */
-import type { PaymentProvider } from '../types.js';
-import { ProviderError } from '../types.js';
+import {
+  ProviderError,
+  type InboundAction,
+  type PaymentProvider,
+  type ProviderContext,
+  type RegisterPaymentInput,
+  type RegisteredPayment,
+} from '../types.js';
 import { createCheckout, getCheckout, getSubscription } from './client.js';
 import { checkoutStatusAction, enrichment } from './mapping.js';
 import { parseCardPspWebhook, verifyStandardWebhook } from './webhook.js';
@@ -15,36 +21,23 @@ function isCheckoutStatus(v: unknown): v is CheckoutStatus {
 export const cardPsp: PaymentProvider = {
   slug: 'card_psp',
 
-  async register(ctx, input) {
-    const product = input.metadata.card_psp_product_id;
-    const productId = typeof product === 'string' && product !== '' ? product : null;
-    // Without a product the checkout is still sent: the provider's own refusal is the error
-    // the app sees (spec 4.1: the card provider needs card_psp_product_id).
-    const body: CheckoutCreate = {
-      products: productId ? [productId] : [],
-      external_customer_id: input.externalUserId,
-      success_url: input.returnUrl,
-      metadata: { payment_id: input.paymentId },
-    };
-    if (productId) {
-      body.prices = {
-        [productId]: [
-          {
-            amount_type: 'fixed',
-            price_amount: input.amountMinor,
-            price_currency: input.currency.toLowerCase(),
-          },
-        ],
-      };
+  register: registerCheckout,
+
+  /**
+   * Polar finds checkouts by their own id only (no lookup by our metadata): the create is
+   * sent again under the same Idempotency-Key, which returns the checkout if one was made
+   * (else makes it; the checkout then lapses unpaid at its expiry like any other, and the
+   * reconciler records that). A refusal means the first create was refused too.
+   */
+  async findRegistration(ctx, input) {
+    try {
+      return { kind: 'found', registration: await registerCheckout(ctx, input) };
+    } catch (err) {
+      if (err instanceof ProviderError && err.kind === 'rejected') {
+        return { kind: 'none', providerText: err.providerText };
+      }
+      throw err;
     }
-    if (input.email) body.customer_email = input.email;
-    const checkout = await createCheckout(ctx, input.paymentId, body);
-    const expires = checkout.expires_at ? new Date(checkout.expires_at) : undefined;
-    return {
-      providerRef: checkout.id,
-      checkoutUrl: checkout.url,
-      ...(expires && !Number.isNaN(expires.getTime()) ? { expiresAt: expires } : {}),
-    };
   },
 
   async verifyWebhook(endpoint, headers, rawBody) {
@@ -56,23 +49,58 @@ export const cardPsp: PaymentProvider = {
   },
 
   async fetchStatus(ctx, ref) {
-    // Without a checkout id there is nothing to ask about; a retried registration (idempotent
-    // on the payment id) is what recovers an unanswered one.
+    // Without a checkout id there is nothing to ask about; findRegistration recovers it.
     if (!ref.providerRef) return { kind: 'none' };
-    const checkout = await getCheckout(ctx, ref.providerRef);
-    if (!isCheckoutStatus(checkout.status)) {
-      throw new ProviderError(
-        'indeterminate',
-        `card_psp checkout status ${String(checkout.status)}`,
-      );
-    }
-    let extra: Record<string, unknown> = {};
-    if (checkout.status === 'succeeded') {
-      const subId = checkout.subscription_id;
-      const sub = subId ? await getSubscription(ctx, subId) : null;
-      // The status change a poll observes is the one checkout.updated reports.
-      extra = enrichment('checkout.updated', subId, sub?.current_period_end);
-    }
-    return checkoutStatusAction(checkout.status, checkout.failure_reason, 'poll', extra);
+    return checkoutAction(ctx, ref.providerRef);
   },
 };
+
+async function registerCheckout(
+  ctx: ProviderContext,
+  input: RegisterPaymentInput,
+): Promise<RegisteredPayment> {
+  const product = input.metadata.card_psp_product_id;
+  const productId = typeof product === 'string' && product !== '' ? product : null;
+  // Without a product the checkout is still sent: the provider's own refusal is the error
+  // the app sees (spec 4.1: the card provider needs card_psp_product_id).
+  const body: CheckoutCreate = {
+    products: productId ? [productId] : [],
+    external_customer_id: input.externalUserId,
+    success_url: input.returnUrl,
+    metadata: { payment_id: input.paymentId },
+  };
+  if (productId) {
+    body.prices = {
+      [productId]: [
+        {
+          amount_type: 'fixed',
+          price_amount: input.amountMinor,
+          price_currency: input.currency.toLowerCase(),
+        },
+      ],
+    };
+  }
+  if (input.email) body.customer_email = input.email;
+  const checkout = await createCheckout(ctx, input.paymentId, body);
+  const expires = checkout.expires_at ? new Date(checkout.expires_at) : undefined;
+  return {
+    providerRef: checkout.id,
+    checkoutUrl: checkout.url,
+    ...(expires && !Number.isNaN(expires.getTime()) ? { expiresAt: expires } : {}),
+  };
+}
+
+async function checkoutAction(ctx: ProviderContext, checkoutId: string): Promise<InboundAction> {
+  const checkout = await getCheckout(ctx, checkoutId);
+  if (!isCheckoutStatus(checkout.status)) {
+    throw new ProviderError('indeterminate', `card_psp checkout status ${String(checkout.status)}`);
+  }
+  let extra: Record<string, unknown> = {};
+  if (checkout.status === 'succeeded') {
+    const subId = checkout.subscription_id;
+    const sub = subId ? await getSubscription(ctx, subId) : null;
+    // The status change a poll observes is the one checkout.updated reports.
+    extra = enrichment('checkout.updated', subId, sub?.current_period_end);
+  }
+  return checkoutStatusAction(checkout.status, checkout.failure_reason, 'poll', extra);
+}

@@ -7,6 +7,7 @@ import {
   type RefundResult,
   type RegisterPaymentInput,
   type RegisteredPayment,
+  type RegistrationLookup,
 } from '../types.js';
 import { mapTransactionStatus, toGrossAmount } from './mapping.js';
 import {
@@ -225,6 +226,28 @@ export async function fetchTransactionStatus(
     throw new ProviderError('indeterminate', 'idr_psp answered the status check without a status');
   }
   throw failure(a);
+}
+
+/**
+ * The status API knows every order by our payment id: 404 means the provider has none. An
+ * order it has is registered again (idempotent on order_id: the same Snap token or QR
+ * charge comes back), which gives the page and expiry the status answer lacks.
+ */
+export async function findRegistration(
+  ctx: ProviderContext,
+  input: RegisterPaymentInput,
+): Promise<RegistrationLookup> {
+  const a = await call(
+    ctx,
+    'GET',
+    `${ctx.endpoint.baseUrl}/v2/${encodeURIComponent(input.paymentId)}/status`,
+  );
+  if (a.status === 404) return { kind: 'none', providerText: providerText(a) };
+  // Anything else but an answer (a wrong key, an outage) says nothing about the order.
+  if (a.status >= 300) {
+    throw new ProviderError('indeterminate', `idr_psp answered ${a.status}: ${providerText(a)}`);
+  }
+  return { kind: 'found', registration: await registerPayment(ctx, input) };
 }
 
 function cancelUrl(ctx: ProviderContext, paymentId: string): string {

@@ -2,6 +2,7 @@ import type { PaymentProvider } from '../types.js';
 import {
   cancelTransaction,
   fetchTransactionStatus,
+  findRegistration,
   refundTransaction,
   registerPayment,
 } from './client.js';
@@ -24,6 +25,7 @@ export const idrPsp: PaymentProvider = {
     return parseNotification(rawBody);
   },
   fetchStatus: fetchTransactionStatus,
+  findRegistration,
   refund: refundTransaction,
   cancel: cancelTransaction,
 };

@@ -6,6 +6,7 @@ import type {
   ProviderPaymentRef,
   RegisterPaymentInput,
   RegisteredPayment,
+  RegistrationLookup,
 } from '../types.js';
 import { ProviderError } from '../types.js';
 import { apiCall, errorIssue, rejected } from './client.js';
@@ -28,10 +29,14 @@ function orderPath(orderId: string): string {
   return `/v2/checkout/orders/${encodeURIComponent(orderId)}`;
 }
 
-async function register(
+/**
+ * POST /v2/checkout/orders under the PayPal-Request-Id of our payment id: a repeat returns
+ * the original order with 200 instead of 201 (never two orders). `replayed` says which.
+ */
+async function createOrder(
   ctx: ProviderContext,
   input: RegisterPaymentInput,
-): Promise<RegisteredPayment> {
+): Promise<{ replayed: boolean; registration: RegisteredPayment }> {
   if (!(WP_CURRENCIES as readonly string[]).includes(input.currency)) {
     throw new ProviderError('rejected', `wallet_psp does not support currency ${input.currency}`);
   }
@@ -65,7 +70,39 @@ async function register(
   const order = res.body;
   const link = (order.links ?? []).find((l) => l.rel === 'payer-action' || l.rel === 'approve');
   if (!link) throw new ProviderError('rejected', `wallet_psp order ${order.id} has no payer link`);
-  return { providerRef: order.id, checkoutUrl: link.href };
+  return {
+    replayed: res.status === 200,
+    registration: { providerRef: order.id, checkoutUrl: link.href },
+  };
+}
+
+async function register(
+  ctx: ProviderContext,
+  input: RegisterPaymentInput,
+): Promise<RegisteredPayment> {
+  return (await createOrder(ctx, input)).registration;
+}
+
+/**
+ * Orders are found by their own id only; the create sent again under the same request id
+ * is the lookup by ours. A replay (200) is the order made before; a new order (201) means
+ * there was none: it stays unapproved and its link reaches no buyer. A refusal means the
+ * first create was refused too.
+ */
+async function findRegistration(
+  ctx: ProviderContext,
+  input: RegisterPaymentInput,
+): Promise<RegistrationLookup> {
+  try {
+    const { replayed, registration } = await createOrder(ctx, input);
+    if (replayed) return { kind: 'found', registration };
+    return { kind: 'none', providerText: 'wallet_psp had no order for this payment' };
+  } catch (err) {
+    if (err instanceof ProviderError && err.kind === 'rejected') {
+      return { kind: 'none', providerText: err.providerText };
+    }
+    throw err;
+  }
 }
 
 async function fetchStatus(ctx: ProviderContext, ref: ProviderPaymentRef): Promise<InboundAction> {
@@ -97,6 +134,7 @@ export const walletPsp: PaymentProvider = {
   verifyWebhook,
   parseWebhook,
   fetchStatus,
+  findRegistration,
   capture,
   refund,
   fetchBalances,

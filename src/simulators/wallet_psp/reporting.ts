@@ -190,8 +190,8 @@ export function registerReportingRoutes(app: FastifyInstance, deps: ReportingRou
   // Scripted: pays out the available balance of a currency (or amount_minor of it) to the
   // merchant's bank, as of the simulator clock.
   app.post('/payouts', async (req, reply) => {
-    const body = jsonBody(req) as { currency?: unknown; amount_minor?: unknown } | symbol;
-    if (typeof body === 'symbol' || typeof body !== 'object' || body === null) {
+    const body = jsonBody(req) as { currency?: unknown; amount_minor?: unknown };
+    if (typeof body !== 'object' || body === null) {
       return sendText(reply, 400, 'invalid JSON body');
     }
     const currency = body.currency;
