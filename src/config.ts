@@ -166,20 +166,21 @@ function loadMasterKey(env: Env, isProd: boolean, dataDir: string): Buffer {
 
 /**
  * The operator's bearer token. Without ADMIN_TOKEN a development install keeps a generated
- * token in DATA_DIR, like the master key, so that the dashboard stays signed in across
- * restarts; production must set it.
+ * token in DATA_DIR/admin-token, like the master key, so that the dashboard stays signed in
+ * across restarts; production must set it.
  */
-function loadAdminToken(
-  env: Env,
-  isProd: boolean,
-  dataDir: string,
-): { token: string; file: string | undefined } {
-  const raw = env.ADMIN_TOKEN ?? '';
-  if (raw) {
-    if (raw.length < 16) throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
-    return { token: raw, file: undefined };
+function checkAdminTokenVar(env: Env, isProd: boolean): string | undefined {
+  const raw = env.ADMIN_TOKEN || undefined;
+  if (raw === undefined && isProd) {
+    throw new ConfigError('ADMIN_TOKEN is required when PAYGATE_ENV=production');
   }
-  if (isProd) throw new ConfigError('ADMIN_TOKEN is required when PAYGATE_ENV=production');
+  if (raw !== undefined && raw.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
+  }
+  return raw;
+}
+
+function keptAdminToken(dataDir: string): { token: string; file: string } {
   const file = path.join(dataDir, 'admin-token');
   const token = dataDirSecret(
     dataDir,
@@ -239,19 +240,21 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgres:// URL');
   }
-  const admin = loadAdminToken(env, isProd, dataDir);
+  const adminTokenVar = checkAdminTokenVar(env, isProd);
+  if (isProd && !env.MASTER_KEY) {
+    throw new ConfigError('MASTER_KEY is required when PAYGATE_ENV=production');
+  }
   const maxAttempts = intVar(env, 'DELIVERY_MAX_ATTEMPTS', 16, 1, 100);
-  const config: Config = {
+  const settings: Omit<
+    Config,
+    'masterKey' | 'adminToken' | 'adminTokenGenerated' | 'adminTokenFile'
+  > = {
     env: rawEnv,
     port: intVar(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
     databaseUrl,
     dataDir,
     embeddedPgPort: intVar(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
-    adminToken: admin.token,
-    adminTokenGenerated: admin.file !== undefined,
-    adminTokenFile: admin.file,
-    masterKey: loadMasterKey(env, isProd, dataDir),
     publicBaseUrl: urlVar(env, 'PUBLIC_BASE_URL'),
     simulators: boolVar(env, 'SIMULATORS', !isProd),
     idrPspDirectQr: boolVar(env, 'IDR_PSP_DIRECT_QR', false),
@@ -267,7 +270,16 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     workers: intVar(env, 'WORKERS', 1, 1, 64),
   };
-  return config;
+  // Secrets kept in DATA_DIR last: a configuration with an error writes nothing.
+  const masterKey = loadMasterKey(env, isProd, dataDir);
+  const admin = adminTokenVar ? { token: adminTokenVar, file: undefined } : keptAdminToken(dataDir);
+  return {
+    ...settings,
+    masterKey,
+    adminToken: admin.token,
+    adminTokenGenerated: admin.file !== undefined,
+    adminTokenFile: admin.file,
+  };
 }
 
 /**
