@@ -62,16 +62,17 @@ function run(args) {
   }
 }
 
+/** Compiles src/ into outDir (a clean one) with the migrations beside it. */
+export function buildServer(outDir = path.join(ROOT, 'dist')) {
+  // A clean folder: nothing compiled from a source that no longer exists stays behind.
+  rmSync(outDir, { recursive: true, force: true });
+  run([TSC, '-p', 'tsconfig.build.json', '--outDir', outDir]);
+  cpSync(path.join(ROOT, 'src/migrations'), path.join(outDir, 'migrations'), { recursive: true });
+}
+
 /** Builds the given parts (both by default). Throws with one line when a step fails. */
 export function build(parts = ['server', 'dashboard']) {
-  if (parts.includes('server')) {
-    // A clean dist/: nothing compiled from a source that no longer exists stays behind.
-    rmSync(path.join(ROOT, 'dist'), { recursive: true, force: true });
-    run([TSC, '-p', 'tsconfig.build.json']);
-    cpSync(path.join(ROOT, 'src/migrations'), path.join(ROOT, 'dist/migrations'), {
-      recursive: true,
-    });
-  }
+  if (parts.includes('server')) buildServer();
   if (parts.includes('dashboard')) run([VITE, 'build', 'dashboard', '--logLevel', 'warn']);
 }
 
