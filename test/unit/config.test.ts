@@ -1,15 +1,18 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
 const MASTER_KEY = randomBytes(32).toString('hex');
-const BASE = { MASTER_KEY, DATA_DIR: '/nonexistent-config-test' };
+// Without ADMIN_TOKEN a development configuration keeps a generated token in DATA_DIR.
+const DATA_DIR = mkdtempSync(path.join(tmpdir(), 'paygate-config-base-'));
+after(() => rmSync(DATA_DIR, { recursive: true, force: true }));
+const BASE = { MASTER_KEY, DATA_DIR };
 
 function configError(message: string) {
   return (err: unknown) => {
@@ -97,7 +100,7 @@ test('production requires ADMIN_TOKEN and MASTER_KEY', () => {
       loadConfig({
         PAYGATE_ENV: 'production',
         ADMIN_TOKEN: 'a-long-enough-admin-token',
-        DATA_DIR: '/nonexistent-config-test',
+        DATA_DIR,
       }),
     configError('MASTER_KEY is required when PAYGATE_ENV=production'),
   );
@@ -131,6 +134,60 @@ test('a development install without MASTER_KEY keeps one generated key in DATA_D
     const first = loadConfig({ DATA_DIR: dir }).masterKey;
     assert.equal(first.length, 32);
     assert.deepEqual(loadConfig({ DATA_DIR: dir }).masterKey, first);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a development install without ADMIN_TOKEN keeps one generated token in DATA_DIR/admin-token', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'paygate-config-'));
+  try {
+    const first = loadConfig({ MASTER_KEY, DATA_DIR: dir });
+    const file = path.join(dir, 'admin-token');
+    assert.match(first.adminToken, /^adm_[0-9a-f]{48}$/);
+    assert.equal(first.adminTokenGenerated, true);
+    assert.equal(first.adminTokenFile, file);
+    assert.equal(readFileSync(file, 'utf8'), `${first.adminToken}\n`);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    // A restart reads the same token: the dashboard stays signed in.
+    assert.equal(loadConfig({ MASTER_KEY, DATA_DIR: dir }).adminToken, first.adminToken);
+    // ADMIN_TOKEN overrides the kept token, which stays for a later start without it.
+    const set = loadConfig({ MASTER_KEY, DATA_DIR: dir, ADMIN_TOKEN: 'an-operator-chosen-token' });
+    assert.equal(set.adminToken, 'an-operator-chosen-token');
+    assert.equal(set.adminTokenGenerated, false);
+    assert.equal(set.adminTokenFile, undefined);
+    assert.equal(loadConfig({ MASTER_KEY, DATA_DIR: dir }).adminToken, first.adminToken);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('production requires ADMIN_TOKEN even when DATA_DIR keeps a generated one', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'paygate-config-'));
+  try {
+    loadConfig({ MASTER_KEY, DATA_DIR: dir });
+    assert.throws(
+      () => loadConfig({ MASTER_KEY, DATA_DIR: dir, PAYGATE_ENV: 'production' }),
+      configError('ADMIN_TOKEN is required when PAYGATE_ENV=production'),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a DATA_DIR that cannot hold the kept secrets is a configuration error', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'paygate-config-'));
+  try {
+    const file = path.join(dir, 'file');
+    writeFileSync(file, 'x');
+    assert.throws(
+      () => loadConfig({ MASTER_KEY, DATA_DIR: file }),
+      configError(`DATA_DIR ${file} is a file, not a folder: set DATA_DIR to a folder`),
+    );
+    // An invalid setting stops the start before anything is written to DATA_DIR.
+    const fresh = path.join(dir, 'fresh');
+    assert.throws(() => loadConfig({ DATA_DIR: fresh, PORT: 'x' }), ConfigError);
+    assert.equal(existsSync(fresh), false);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
