@@ -1,7 +1,9 @@
+import { recordPaymentCheck } from '../db/checks.js';
 import { PAYMENT_COLUMNS, type PaymentRow } from '../db/payments.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { Gateway } from '../gateway.js';
 import { finalizePayment } from './finalize.js';
+import { describeAction, describeError, paymentQuestion } from './providerStatus.js';
 
 const RECHECK_AFTER = `interval '2 minutes'`;
 
@@ -29,6 +31,10 @@ export async function reconcileDue(gw: Gateway, limit = 20): Promise<number> {
     const ref = { paymentId: payment.id, providerRef: payment.provider_ref };
     try {
       const action = await provider.fetchStatus(ctx, ref);
+      await recordPaymentCheck(gw.pool, payment.id, {
+        asked: paymentQuestion(payment),
+        learned: describeAction(action),
+      });
       if (action.kind === 'payment') {
         await finalizePayment(gw.pool, payment, {
           outcome: action.outcome,
@@ -39,6 +45,10 @@ export async function reconcileDue(gw: Gateway, limit = 20): Promise<number> {
         await provider.capture(ctx, ref);
       }
     } catch (err) {
+      await recordPaymentCheck(gw.pool, payment.id, {
+        asked: paymentQuestion(payment),
+        learned: describeError(err),
+      }).catch(() => undefined);
       gw.log.warn(
         { err, payment_id: payment.id },
         'reconciling a payment with its provider failed',

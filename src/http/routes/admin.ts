@@ -15,6 +15,7 @@ import { adminRefund } from '../../services/refunds.js';
 import { listInboundEvents } from '../../services/inboundArchive.js';
 import { registry } from '../../metrics.js';
 import { header, jsonBody, rawBody, sendJson } from '../reply.js';
+import { registerOpsRoutes, requestAudit } from './adminOps.js';
 import { registerReportRoutes } from './adminReports.js';
 
 function body(req: Parameters<typeof jsonBody>[0]): unknown {
@@ -57,22 +58,33 @@ export function adminRoutes(gw: Gateway) {
     );
 
     app.get('/apps', async (_req, reply) => sendJson(reply, 200, { apps: await listApps(apps) }));
-    app.post('/apps', async (req, reply) => sendJson(reply, 201, await createApp(apps, body(req))));
+    app.post('/apps', async (req, reply) =>
+      sendJson(reply, 201, await createApp(apps, body(req), requestAudit(req, 'app.create'))),
+    );
     app.patch<{ Params: { id: string } }>('/apps/:id', async (req, reply) =>
-      sendJson(reply, 200, await patchApp(apps, req.params.id, body(req))),
+      sendJson(
+        reply,
+        200,
+        await patchApp(apps, req.params.id, body(req), requestAudit(req, 'app.update')),
+      ),
     );
     app.post<{ Params: { id: string } }>('/apps/:id/regenerate-keys', async (req, reply) =>
-      sendJson(reply, 200, await regenerateKeys(apps, req.params.id)),
+      sendJson(
+        reply,
+        200,
+        await regenerateKeys(apps, req.params.id, requestAudit(req, 'app.regenerate_keys')),
+      ),
     );
 
     const refundDeps = serviceDeps(gw);
     app.post<{ Params: { id: string } }>('/payments/:id/cancel', async (req, reply) => {
-      const res = await adminCancel(refundDeps, req.params.id);
+      const audit = requestAudit(req, 'payment.cancel');
+      const res = await adminCancel({ ...refundDeps, audit }, req.params.id);
       return sendJson(reply, res.status, res.body);
     });
     app.post<{ Params: { id: string } }>('/payments/:id/refund', async (req, reply) => {
       const res = await adminRefund(
-        refundDeps,
+        { ...refundDeps, audit: requestAudit(req, 'payment.refund') },
         req.params.id,
         rawBody(req),
         header(req, 'idempotency-key'),
@@ -80,7 +92,11 @@ export function adminRoutes(gw: Gateway) {
       return sendJson(reply, res.status, res.body);
     });
     app.post<{ Params: { id: string } }>('/payments/:id/retry-webhook', async (req, reply) =>
-      sendJson(reply, 202, await retryWebhook(gw.pool, req.params.id)),
+      sendJson(
+        reply,
+        202,
+        await retryWebhook(gw.pool, req.params.id, requestAudit(req, 'payment.retry_webhook')),
+      ),
     );
     app.get<{ Querystring: { payment_id?: string } }>('/inbound_events', async (req, reply) =>
       sendJson(reply, 200, {
@@ -99,5 +115,6 @@ export function adminRoutes(gw: Gateway) {
       },
     );
     registerReportRoutes(app, gw);
+    registerOpsRoutes(app, gw);
   };
 }

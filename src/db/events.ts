@@ -1,0 +1,92 @@
+/**
+ * SQL of the apps' events feed (GET /v1/events) and of bulk redelivery. An event's position
+ * is (txid, created_at, id): the inserting transaction's id orders events by commit, and only
+ * events of transactions older than every running one are listed, so no event can later
+ * appear behind a cursor an app already holds (migration 0008).
+ */
+import { DELIVERY_CHANNEL } from './outbox.js';
+import type { Queryable } from './pool.js';
+
+export interface EventPosition {
+  txid: string;
+  created_at: Date;
+  id: string;
+}
+
+/** The position of one of the app's own events; null for an unknown id or another app's. */
+export async function eventPosition(
+  db: Queryable,
+  appId: string,
+  eventId: string,
+): Promise<EventPosition | null> {
+  const res = await db.query<EventPosition>(
+    `SELECT txid::text AS txid, created_at, id FROM outbound_events WHERE id = $1 AND app_id = $2`,
+    [eventId, appId],
+  );
+  return res.rows[0] ?? null;
+}
+
+export interface FeedRow {
+  id: string;
+  event_type: string;
+  created_at: Date;
+  body: string;
+  delivery_status: string | null;
+  delivery_attempts: number | null;
+  delivery_last_status_code: number | null;
+}
+
+/** The app's committed events after `after`, oldest first, with each one's latest delivery. */
+export async function appEventsAfter(
+  db: Queryable,
+  appId: string,
+  after: EventPosition | null,
+  limit: number,
+): Promise<FeedRow[]> {
+  const values: unknown[] = [appId, limit];
+  let cursor = '';
+  if (after) {
+    values.push(after.txid, after.created_at, after.id);
+    cursor = `AND (e.txid, e.created_at, e.id) > ($3::xid8, $4::timestamptz, $5::text)`;
+  }
+  const res = await db.query<FeedRow>(
+    `SELECT e.id, e.event_type, e.created_at, e.body, d.status AS delivery_status,
+       d.attempts AS delivery_attempts, d.last_status_code AS delivery_last_status_code
+     FROM outbound_events e
+     LEFT JOIN LATERAL (
+       SELECT status, attempts, last_status_code FROM deliveries
+       WHERE event_id = e.id ORDER BY created_at DESC, id DESC LIMIT 1) d ON true
+     WHERE e.app_id = $1 ${cursor}
+       AND e.txid < pg_snapshot_xmin(pg_current_snapshot())
+     ORDER BY e.txid, e.created_at, e.id
+     LIMIT $2`,
+    values,
+  );
+  return res.rows;
+}
+
+/**
+ * Fresh deliveries (same event ids, same bodies) of the app's events created in
+ * [since, until); with onlyUndelivered, of those no delivery has delivered yet. Call inside
+ * the transaction of the request; NOTIFY wakes the delivery workers at its commit.
+ */
+export async function enqueueRedeliveries(
+  tx: Queryable,
+  appId: string,
+  since: Date,
+  until: Date,
+  onlyUndelivered: boolean,
+): Promise<number> {
+  const res = await tx.query(
+    `INSERT INTO deliveries (id, event_id, app_id, payment_id)
+     SELECT 'dlv_' || substr(md5(gen_random_uuid()::text), 1, 24), e.id, e.app_id, e.payment_id
+     FROM outbound_events e
+     WHERE e.app_id = $1 AND e.created_at >= $2 AND e.created_at < $3
+       AND (NOT $4::boolean OR NOT EXISTS (
+         SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.status = 'delivered'))`,
+    [appId, since, until, onlyUndelivered],
+  );
+  const n = res.rowCount ?? 0;
+  if (n > 0) await tx.query(`NOTIFY ${DELIVERY_CHANNEL}`);
+  return n;
+}
