@@ -7,23 +7,13 @@
 import { DELIVERY_CHANNEL } from './outbox.js';
 import type { Queryable } from './pool.js';
 
-export interface EventPosition {
-  txid: string;
-  created_at: Date;
-  id: string;
-}
-
-/** The position of one of the app's own events; null for an unknown id or another app's. */
-export async function eventPosition(
-  db: Queryable,
-  appId: string,
-  eventId: string,
-): Promise<EventPosition | null> {
-  const res = await db.query<EventPosition>(
-    `SELECT txid::text AS txid, created_at, id FROM outbound_events WHERE id = $1 AND app_id = $2`,
-    [eventId, appId],
-  );
-  return res.rows[0] ?? null;
+/** True for one of the app's own events; false for an unknown id or another app's. */
+export async function isAppEvent(db: Queryable, appId: string, eventId: string): Promise<boolean> {
+  const res = await db.query(`SELECT 1 FROM outbound_events WHERE id = $1 AND app_id = $2`, [
+    eventId,
+    appId,
+  ]);
+  return res.rowCount === 1;
 }
 
 export interface FeedRow {
@@ -40,14 +30,16 @@ export interface FeedRow {
 export async function appEventsAfter(
   db: Queryable,
   appId: string,
-  after: EventPosition | null,
+  afterId: string | null,
   limit: number,
 ): Promise<FeedRow[]> {
   const values: unknown[] = [appId, limit];
   let cursor = '';
-  if (after) {
-    values.push(after.txid, after.created_at, after.id);
-    cursor = `AND (e.txid, e.created_at, e.id) > ($3::xid8, $4::timestamptz, $5::text)`;
+  if (afterId !== null) {
+    // The position is read in SQL: a JavaScript Date would drop created_at's microseconds.
+    values.push(afterId);
+    cursor = `AND (e.txid, e.created_at, e.id) >
+      (SELECT txid, created_at, id FROM outbound_events WHERE id = $3 AND app_id = $1)`;
   }
   const res = await db.query<FeedRow>(
     `SELECT e.id, e.event_type, e.created_at, e.body, d.status AS delivery_status,

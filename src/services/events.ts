@@ -4,7 +4,7 @@
  * fresh deliveries of an app's events in a time range.
  */
 import { findAppById } from '../db/apps.js';
-import { appEventsAfter, enqueueRedeliveries, eventPosition } from '../db/events.js';
+import { appEventsAfter, enqueueRedeliveries, isAppEvent } from '../db/events.js';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import { parseTimestamp } from '../domain/adminQuery.js';
 import { ApiError } from '../domain/errors.js';
@@ -32,8 +32,10 @@ export async function listAppEvents(
   const limit = parseEventsLimit(q.limit);
   let after = null;
   if (q.after !== undefined && q.after !== '') {
-    after = q.after.length <= 64 ? await eventPosition(db, appId, q.after) : null;
-    if (!after) throw new ApiError(400, 'after must be an event id from a previous page');
+    if (q.after.length > 64 || !(await isAppEvent(db, appId, q.after))) {
+      throw new ApiError(400, 'after must be an event id from a previous page');
+    }
+    after = q.after;
   }
   const rows = await appEventsAfter(db, appId, after, limit + 1);
   const page = rows.slice(0, limit);
