@@ -1,8 +1,8 @@
 /**
  * SQL of the apps' events feed (GET /v1/events) and of bulk redelivery. An event's position
  * is (txid, created_at, id): the inserting transaction's id orders events by commit, and only
- * events of transactions older than every running one are listed, so no event can later
- * appear behind a cursor an app already holds (migration 0008).
+ * events of transactions older than every one still running in this database are listed, so
+ * no event can later appear behind a cursor an app already holds (migration 0008).
  */
 import { DELIVERY_CHANNEL } from './outbox.js';
 import type { Queryable } from './pool.js';
@@ -26,6 +26,20 @@ export interface FeedRow {
   delivery_last_status_code: number | null;
 }
 
+/**
+ * The position below which every transaction of this database has ended: the oldest one still
+ * running here, else the snapshot's xmax. Transactions ids are cluster-wide, so those of
+ * backends provably in another database are left out (on a shared server they would hold the
+ * feed back); any other one counts, which can delay the feed but never skip an event.
+ */
+const HORIZON = `SELECT COALESCE(
+    (SELECT min(x) FROM snap, pg_snapshot_xip(snap.s) AS x
+     WHERE NOT EXISTS (
+       SELECT 1 FROM pg_stat_activity a
+       WHERE a.datname <> current_database() AND a.backend_xid IS NOT NULL
+         AND a.backend_xid::text = (x::text::numeric % 4294967296)::text)),
+    (SELECT pg_snapshot_xmax(s) FROM snap))`;
+
 /** The app's committed events after `after`, oldest first, with each one's latest delivery. */
 export async function appEventsAfter(
   db: Queryable,
@@ -42,14 +56,15 @@ export async function appEventsAfter(
       (SELECT txid, created_at, id FROM outbound_events WHERE id = $3 AND app_id = $1)`;
   }
   const res = await db.query<FeedRow>(
-    `SELECT e.id, e.event_type, e.created_at, e.body, d.status AS delivery_status,
+    `WITH snap AS MATERIALIZED (SELECT pg_current_snapshot() AS s)
+     SELECT e.id, e.event_type, e.created_at, e.body, d.status AS delivery_status,
        d.attempts AS delivery_attempts, d.last_status_code AS delivery_last_status_code
      FROM outbound_events e
      LEFT JOIN LATERAL (
        SELECT status, attempts, last_status_code FROM deliveries
        WHERE event_id = e.id ORDER BY created_at DESC, id DESC LIMIT 1) d ON true
      WHERE e.app_id = $1 ${cursor}
-       AND e.txid < pg_snapshot_xmin(pg_current_snapshot())
+       AND e.txid < (${HORIZON})
      ORDER BY e.txid, e.created_at, e.id
      LIMIT $2`,
     values,

@@ -181,6 +181,27 @@ describe('GET /v1/events', () => {
       ],
     );
   });
+
+  test('a transaction open in another database of the server holds nothing back', async () => {
+    const url = new URL(h.gw.databaseUrl);
+    url.pathname = '/postgres';
+    const elsewhere = new pg.Client({ connectionString: url.toString() });
+    await elsewhere.connect();
+    try {
+      await elsewhere.query('BEGIN');
+      await elsewhere.query('SELECT pg_current_xact_id()');
+      const last = (await feed(h.app)).events.at(-1)?.id as string;
+      const p = await paidPayment(h.gw, h.app, 'idr', 50_000);
+      const next = await feed(h.app, `?after=${last}`);
+      assert.deepEqual(
+        next.events.map((e) => e.payload.payment_id),
+        [p.id],
+      );
+    } finally {
+      await elsewhere.query('ROLLBACK').catch(() => undefined);
+      await elsewhere.end();
+    }
+  });
 });
 
 describe('POST /admin/apps/{id}/redeliver', () => {
