@@ -10,6 +10,7 @@
  * Settings: BENCH_ADMIN_REQUESTS (per endpoint, default 200), BENCH_ADMIN_SPREAD_DAYS
  * (days the payments are spread over, default 365).
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { ADMIN_TOKEN, benchDatabase, machine, startGatewayProcess } from './lib/env.js';
 import { DEFAULT_SEED, seedMillion } from './seed-million.js';
@@ -87,6 +88,9 @@ export async function benchAdminOn(
     const payments = ((await page.json()) as { payments: { id: string }[] }).payments;
     const last = payments[payments.length - 1]?.id ?? '';
     const some = payments[0]?.id ?? '';
+    // Search terms of the seed: payment g has external_user_id buyer-(g % 50000), provider_ref
+    // seed-g, and every payment the same email.
+    const seedId = (g: number) => createHash('md5').update(`seed-payment-${g}`).digest('hex');
     const endpoints: [string, string][] = [
       ['summary_30d', '/admin/summary'],
       ['summary_30d_mode_live', '/admin/summary?days=30&mode=live'],
@@ -96,6 +100,22 @@ export async function benchAdminOn(
       ['payments_first_page_mode_sandbox', '/admin/payments?mode=sandbox'],
       ['payments_first_page_status_failed', '/admin/payments?status=failed'],
       ['payments_second_page', `/admin/payments?before=${last}`],
+      ['search_id_prefix', `/admin/payments?q=${seedId(424242).slice(0, 10)}`],
+      ['search_external_user_id', '/admin/payments?q=buyer-4242'],
+      ['search_email_every_payment', '/admin/payments?q=buyer%40example.com'],
+      ['search_provider_ref', '/admin/payments?q=seed-424242'],
+      ['search_invoice_number_none', '/admin/payments?q=INV-000001'],
+      ['search_app_id', '/admin/payments?app_id=app_seed_live_a'],
+      ['search_created_range', '/admin/payments?created_from=2026-01-01&created_to=2026-02-01'],
+      ['search_amount_range', '/admin/payments?amount_min=10000&amount_max=20000'],
+      [
+        'search_combined',
+        '/admin/payments?q=buyer-4242&app_id=app_seed_test_a&status=succeeded&amount_min=100',
+      ],
+      ['stuck', '/admin/stuck'],
+      ['audit_first_page', '/admin/audit'],
+      ['audit_action', '/admin/audit?action=payment.sync'],
+      ['audit_target', `/admin/audit?target_id=${seedId(4242)}`],
       ['refunds_first_page', '/admin/refunds'],
       ['refunds_first_page_mode_live', '/admin/refunds?mode=live'],
       ['payment_detail', `/admin/payments/${some}`],

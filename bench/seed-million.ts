@@ -98,11 +98,31 @@ export async function seedMillion(
              LIMIT $1) p`,
       [o.refunds],
     );
+    // Operator lists (issue 15): one initiated payment in a thousand is past its provider
+    // deadline, half of those already asked about by the reconciler; 100,000 audit entries.
+    log('marking stuck payments and writing audit entries');
+    await c.query(
+      `UPDATE payments SET provider_deadline = created_at + interval '20 minutes',
+         last_check_at = CASE WHEN abs(hashtext(id)) % 2 = 0 THEN now() END,
+         last_check_asked = CASE WHEN abs(hashtext(id)) % 2 = 0 THEN 'payment status at ' || provider END,
+         last_check_learned = CASE WHEN abs(hashtext(id)) % 2 = 0 THEN 'pending' END
+       WHERE status = 'initiated' AND abs(hashtext(id)) % 1000 = 0`,
+    );
+    await c.query(
+      `INSERT INTO audit_log (at, action, target_type, target_id, outcome, request_id, source_ip, details)
+       SELECT now() - (g || ' seconds')::interval,
+         (ARRAY['payment.cancel','payment.refund','payment.retry_webhook','payment.sync','app.update'])[g % 5 + 1],
+         CASE WHEN g % 5 = 4 THEN 'app' ELSE 'payment' END,
+         CASE WHEN g % 5 = 4 THEN 'app_seed_test_a' ELSE md5('seed-payment-' || g) END,
+         'seeded', 'req-' || g, '127.0.0.1', '{}'
+       FROM generate_series(1, 100000) g`,
+    );
     await c.query(`SET session_replication_role = origin`);
     await c.query('DELETE FROM report_days');
     log('vacuum analyze');
     await c.query('VACUUM ANALYZE payments');
     await c.query('VACUUM ANALYZE refunds');
+    await c.query('VACUUM ANALYZE audit_log');
     const counts = await c.query<{ p: number; r: number }>(
       `SELECT (SELECT count(*)::int FROM payments) AS p, (SELECT count(*)::int FROM refunds) AS r`,
     );

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { getToken, onSessionEnd, signOut } from './api';
 import { Link } from './components';
 import { Apps } from './pages/Apps';
+import { Audit } from './pages/Audit';
 import { Deliveries } from './pages/Deliveries';
 import { Balances } from './pages/Money';
 import { Overview } from './pages/Overview';
@@ -10,7 +11,8 @@ import { PaymentDetailPage } from './pages/PaymentDetail';
 import { Payments } from './pages/Payments';
 import { Refunds } from './pages/Refunds';
 import { SignIn } from './pages/SignIn';
-import { href, useLocation, type Location } from './router';
+import { Stuck } from './pages/Stuck';
+import { href, navigate, useLocation, type Location } from './router';
 import './styles.css';
 
 const NAV: { path: string; label: string }[] = [
@@ -20,6 +22,8 @@ const NAV: { path: string; label: string }[] = [
   { path: '/balances', label: 'Balances' },
   { path: '/apps', label: 'Apps' },
   { path: '/deliveries', label: 'Dead deliveries' },
+  { path: '/stuck', label: 'Stuck' },
+  { path: '/audit', label: 'Audit log' },
 ];
 
 function Page({ loc }: { loc: Location }) {
@@ -38,6 +42,10 @@ function Page({ loc }: { loc: Location }) {
       return <Apps />;
     case '/deliveries':
       return <Deliveries />;
+    case '/stuck':
+      return <Stuck />;
+    case '/audit':
+      return <Audit loc={loc} />;
     default:
       return (
         <>
@@ -97,6 +105,7 @@ function Shell() {
             ))}
           </ul>
         </nav>
+        <SearchBox q={loc.path === '/payments' ? (loc.params.get('q') ?? '') : ''} />
         <button type="button" class="signout" onClick={() => signOut('signed-out')}>
           Sign out
         </button>
@@ -105,6 +114,36 @@ function Shell() {
         <Page loc={loc} />
       </main>
     </>
+  );
+}
+
+/** On every page: find payments by id (prefix of 8 or more), buyer, email, invoice or provider ref. */
+function SearchBox({ q }: { q: string }) {
+  return (
+    <form
+      role="search"
+      class="search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const value = String(new FormData(e.currentTarget).get('q') ?? '').trim();
+        navigate(href('/payments', { q: value }));
+      }}
+    >
+      <label for="global-search" class="sr-only">
+        Search payments
+      </label>
+      <input
+        id="global-search"
+        key={q}
+        name="q"
+        type="search"
+        defaultValue={q}
+        spellcheck={false}
+        autoComplete="off"
+        placeholder="Payment id, buyer, email, invoice, provider ref"
+      />
+      <button type="submit">Search</button>
+    </form>
   );
 }
 

@@ -181,3 +181,62 @@ export const PROVIDER_METHODS: Record<string, readonly string[]> = {
   wallet_psp: ['wallet_psp'],
 };
 export const PROVIDERS = Object.keys(PROVIDER_METHODS);
+
+export interface LastCheck {
+  at: string;
+  asked: string;
+  learned: string;
+}
+
+export interface StuckPayment {
+  id: string;
+  app_id: string;
+  mode: Mode;
+  status: string;
+  amount_minor: number;
+  currency: string;
+  method: string;
+  provider: string;
+  provider_ref: string | null;
+  provider_deadline: string | null;
+  created_at: string;
+  last_check: LastCheck | null;
+}
+
+export interface StuckRefund {
+  id: string;
+  payment_id: string;
+  app_id: string;
+  mode: Mode;
+  status: string;
+  amount_minor: number;
+  currency: string;
+  provider: string;
+  provider_ref: string | null;
+  created_at: string;
+  updated_at: string;
+  last_check: LastCheck | null;
+}
+
+export const AUDIT_ACTIONS = [
+  'app.create',
+  'app.update',
+  'app.regenerate_keys',
+  'app.redeliver',
+  'payment.cancel',
+  'payment.refund',
+  'payment.retry_webhook',
+  'payment.sync',
+] as const;
+
+export interface AuditEntry {
+  id: number;
+  at: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  outcome: string;
+  request_id: string;
+  source_ip: string;
+  details: Record<string, unknown>;
+}

@@ -4,7 +4,8 @@
  * index of migration 0003 (index-only scans over the window); lists page by (created_at, id).
  */
 import type { Window } from '../domain/adminQuery.js';
-import type { Mode } from '../domain/types.js';
+import type { PaymentSearch } from '../domain/paymentSearch.js';
+import { PROVIDERS, type Mode } from '../domain/types.js';
 import { PAYMENT_COLUMNS, type PaymentRow } from './payments.js';
 import type { Queryable } from './pool.js';
 
@@ -166,21 +167,71 @@ function keyset(
   return { where: conds.length ? `WHERE ${conds.join(' AND ')}` : '', values };
 }
 
+export interface PaymentListFilter {
+  mode: Mode | null;
+  status: string | null;
+  before: Cursor | null;
+  limit: number;
+  search?: PaymentSearch;
+}
+
+const PAYMENT_LIST_COLUMNS = `p.id, p.app_id, p.mode, p.status, p.amount_minor, p.currency,
+  p.method, p.provider, p.provider_ref, p.invoice_number, p.last_error, p.finalized_at,
+  p.created_at, p.updated_at`;
+
+/**
+ * Newest first, filtered. A search term q becomes one branch per way it can match, each
+ * served newest first by its own index (migration 0008) and cut at one page; the union of
+ * the branches is then cut again, so no branch sorts more than a page.
+ */
 export async function listPaymentRows(
   db: Queryable,
-  f: { mode: Mode | null; status: string | null; before: Cursor | null; limit: number },
+  f: PaymentListFilter,
 ): Promise<PaymentListRow[]> {
+  const s = f.search;
   const filters: [string, unknown][] = [];
   if (f.mode) filters.push(['mode', f.mode]);
   if (f.status) filters.push(['status', f.status]);
+  if (s?.appId) filters.push(['app_id', s.appId]);
   const { where, values } = keyset('p', filters, f.before);
+  const conds = where === '' ? [] : [where.slice('WHERE '.length)];
+  const bound = (sql: string, v: unknown) => {
+    values.push(v);
+    conds.push(sql.replace('?', `$${values.length}`));
+  };
+  if (s?.createdFrom) bound('p.created_at >= ?', s.createdFrom);
+  if (s?.createdTo) bound('p.created_at < ?', s.createdTo);
+  if (s && s.amountMin !== null) bound('p.amount_minor >= ?', s.amountMin);
+  if (s && s.amountMax !== null) bound('p.amount_minor <= ?', s.amountMax);
   values.push(f.limit);
+  const limit = `$${values.length}`;
+  const order = 'ORDER BY p.created_at DESC, p.id DESC';
+  const branch = (match: string | null) => {
+    const all = match ? [match, ...conds] : conds;
+    return `SELECT ${PAYMENT_LIST_COLUMNS} FROM payments p
+      ${all.length ? `WHERE ${all.join(' AND ')}` : ''} ${order} LIMIT ${limit}`;
+  };
+  let from: string;
+  if (s?.q) {
+    values.push(s.q);
+    const q = `$${values.length}`;
+    const branches = [
+      branch(`p.external_user_id = ${q}`),
+      branch(`p.email = ${q}`),
+      branch(`p.invoice_number = ${q}`),
+      branch(`p.provider = ANY('{${PROVIDERS.join(',')}}'::text[]) AND p.provider_ref = ${q}`),
+    ];
+    if (s.idRange) {
+      values.push(s.idRange[0], s.idRange[1]);
+      branches.push(branch(`p.id BETWEEN $${values.length - 1} AND $${values.length}`));
+    }
+    // UNION drops a payment matched by two branches.
+    from = branches.map((b) => `(${b})`).join(' UNION ');
+  } else {
+    from = branch(null);
+  }
   const res = await db.query<PaymentListRow>(
-    `SELECT p.id, p.app_id, p.mode, p.status, p.amount_minor, p.currency, p.method, p.provider,
-       p.provider_ref, p.invoice_number, p.last_error, p.finalized_at, p.created_at, p.updated_at,
-       ${REFUND_STATUS} AS refund_status
-     FROM payments p ${where}
-     ORDER BY p.created_at DESC, p.id DESC LIMIT $${values.length}`,
+    `SELECT p.*, ${REFUND_STATUS} AS refund_status FROM (${from}) p ${order} LIMIT ${limit}`,
     values,
   );
   return res.rows;

@@ -1,7 +1,7 @@
 import { decryptSecret, encryptSecret, newSecret } from '../auth/crypto.js';
 import * as appsDb from '../db/apps.js';
 import type { AppRow } from '../db/apps.js';
-import type { Queryable } from '../db/pool.js';
+import { withTransaction, type Pool } from '../db/pool.js';
 import { isPublicAddress, judgeHost, type ResolveHost } from '../domain/addresses.js';
 import { ApiError } from '../domain/errors.js';
 import { newAppId } from '../domain/ids.js';
@@ -9,9 +9,10 @@ import { textProblem } from '../domain/jsonInput.js';
 import { isHttpUrl } from '../domain/paymentRequest.js';
 import { PROVIDER_METHODS } from '../domain/routing.js';
 import { isMode, isProvider, PROVIDERS, type Mode, type ProviderSlug } from '../domain/types.js';
+import { redactUrl, type Audit } from './audit.js';
 
 export interface AppServiceDeps {
-  db: Queryable;
+  db: Pool;
   masterKey: Buffer;
   allowPrivateWebhookTargets: boolean;
   /** Resolves a webhook_url host name of a live app (the system resolver outside tests). */
@@ -172,7 +173,18 @@ function newKeys(masterKey: Buffer) {
   };
 }
 
-export async function createApp(deps: AppServiceDeps, rawBody: unknown): Promise<AppWithSecrets> {
+/** What an audit entry keeps of an app's settings: never its keys, its URL redacted. */
+function auditedSettings(fields: appsDb.AppPatch & { mode?: Mode }): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...fields };
+  if ('webhook_url' in fields) out.webhook_url = redactUrl(fields.webhook_url ?? null);
+  return out;
+}
+
+export async function createApp(
+  deps: AppServiceDeps,
+  rawBody: unknown,
+  audit: Audit,
+): Promise<AppWithSecrets> {
   const body = objectBody(rawBody);
   const name = parseName(body.name);
   const mode = body.mode ?? 'test';
@@ -182,14 +194,22 @@ export async function createApp(deps: AppServiceDeps, rawBody: unknown): Promise
   const allowedProviders = parseProviders(body.allowed_providers);
   const allowedMethods = parseMethods(body.allowed_methods);
   const keys = newKeys(deps.masterKey);
-  const row = await appsDb.insertApp(deps.db, {
-    id: newAppId(),
+  const settings = {
     name,
     mode,
     webhook_url: webhookUrl,
     allowed_providers: allowedProviders,
     allowed_methods: allowedMethods,
-    ...keys.sealed,
+  };
+  const row = await withTransaction(deps.db, async (tx) => {
+    const inserted = await appsDb.insertApp(tx, { id: newAppId(), ...settings, ...keys.sealed });
+    await audit(tx, {
+      targetType: 'app',
+      targetId: inserted.id,
+      outcome: 'created',
+      details: auditedSettings(settings),
+    });
+    return inserted;
   });
   return withSecrets(row, keys.plain.signingSecret, keys.plain.webhookSecret);
 }
@@ -209,6 +229,7 @@ export async function patchApp(
   deps: AppServiceDeps,
   id: string,
   rawBody: unknown,
+  audit: Audit,
 ): Promise<AppView> {
   const body = objectBody(rawBody);
   if ('mode' in body) throw bad('mode cannot be changed');
@@ -222,17 +243,37 @@ export async function patchApp(
   }
   if ('allowed_providers' in body) patch.allowed_providers = parseProviders(body.allowed_providers);
   if ('allowed_methods' in body) patch.allowed_methods = parseMethods(body.allowed_methods);
-  const row = await appsDb.updateApp(deps.db, id, patch);
+  const row = await withTransaction(deps.db, async (tx) => {
+    const updated = await appsDb.updateApp(tx, id, patch);
+    if (updated) {
+      await audit(tx, {
+        targetType: 'app',
+        targetId: id,
+        outcome: 'updated',
+        details: auditedSettings(patch),
+      });
+    }
+    return updated;
+  });
   if (!row) throw appNotFound();
   await deps.onAppChanged?.(id);
   return toAppView(row);
 }
 
-export async function regenerateKeys(deps: AppServiceDeps, id: string): Promise<AppWithSecrets> {
+export async function regenerateKeys(
+  deps: AppServiceDeps,
+  id: string,
+  audit: Audit,
+): Promise<AppWithSecrets> {
   const current = await findApp(deps, id);
   if (!current) throw appNotFound();
   const keys = newKeys(deps.masterKey);
-  const row = await appsDb.replaceAppKeys(deps.db, id, keys.sealed);
+  const row = await withTransaction(deps.db, async (tx) => {
+    const replaced = await appsDb.replaceAppKeys(tx, id, keys.sealed);
+    // The keys themselves are never recorded.
+    if (replaced) await audit(tx, { targetType: 'app', targetId: id, outcome: 'regenerated' });
+    return replaced;
+  });
   if (!row) throw appNotFound();
   await deps.onAppChanged?.(id);
   return withSecrets(row, keys.plain.signingSecret, keys.plain.webhookSecret);

@@ -1,4 +1,5 @@
 import { findPayment, type PaymentRow } from '../db/payments.js';
+import { withTransaction } from '../db/pool.js';
 import { ApiError, notFoundPayment } from '../domain/errors.js';
 import { isPaymentId } from '../domain/ids.js';
 import type { ProviderSlug } from '../domain/types.js';
@@ -40,7 +41,12 @@ export async function adminCancel(
       throw new ApiError(502, `cancel failed: ${text}`);
     }
   }
-  const canceled = await finalizePayment(deps.pool, payment, { outcome: 'canceled' });
+  const canceled = await withTransaction(deps.pool, async (tx) => {
+    const row = await finalizePayment(tx, payment, { outcome: 'canceled' });
+    if (row)
+      await deps.audit?.(tx, { targetType: 'payment', targetId: row.id, outcome: 'canceled' });
+    return row;
+  });
   if (!canceled) {
     const now = (await findPayment(deps.pool, payment.id)) as PaymentRow;
     // The provider's own cancel notification may have finalized it first: same outcome.

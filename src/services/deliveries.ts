@@ -3,6 +3,7 @@ import { findPayment } from '../db/payments.js';
 import { withTransaction, type Pool } from '../db/pool.js';
 import { ApiError, notFoundPayment } from '../domain/errors.js';
 import { isPaymentId } from '../domain/ids.js';
+import type { Audit } from './audit.js';
 
 /**
  * D6: a fresh delivery of the payment's latest event, same event id and same body, for
@@ -11,13 +12,21 @@ import { isPaymentId } from '../domain/ids.js';
 export async function retryWebhook(
   pool: Pool,
   paymentId: string,
+  audit: Audit,
 ): Promise<{ delivery_id: string }> {
   if (!isPaymentId(paymentId) || !(await findPayment(pool, paymentId))) throw notFoundPayment();
   const event = await latestPaymentEvent(pool, paymentId);
   if (!event) throw new ApiError(422, 'payment has no webhook event to deliver');
-  const deliveryId = await withTransaction(pool, (tx) =>
-    insertDelivery(tx, event.id, event.app_id, paymentId),
-  );
+  const deliveryId = await withTransaction(pool, async (tx) => {
+    const id = await insertDelivery(tx, event.id, event.app_id, paymentId);
+    await audit(tx, {
+      targetType: 'payment',
+      targetId: paymentId,
+      outcome: 'enqueued',
+      details: { delivery_id: id, event_id: event.id },
+    });
+    return id;
+  });
   return { delivery_id: deliveryId };
 }
 

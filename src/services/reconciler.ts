@@ -1,9 +1,11 @@
+import { recordPaymentCheck } from '../db/checks.js';
 import * as paymentsDb from '../db/payments.js';
 import { PAYMENT_COLUMNS, type PaymentRow } from '../db/payments.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { Gateway } from '../gateway.js';
 import type { PaymentProvider, ProviderContext } from '../providers/types.js';
 import { finalizePayment } from './finalize.js';
+import { describeAction, describeError, paymentQuestion } from './providerStatus.js';
 
 const RECHECK_AFTER_MS = 2 * 60_000;
 
@@ -39,6 +41,10 @@ export async function reconcileDue(gw: Gateway, limit = 20): Promise<number> {
           : claimed;
       if (payment) await applyProviderStatus(gw, provider, ctx, payment);
     } catch (err) {
+      await recordPaymentCheck(gw.pool, claimed.id, {
+        asked: paymentQuestion(claimed),
+        learned: describeError(err),
+      }).catch(() => undefined);
       gw.log.warn(
         { err, payment_id: claimed.id },
         'reconciling a payment with its provider failed',
@@ -102,6 +108,10 @@ async function applyProviderStatus(
 ): Promise<void> {
   const ref = { paymentId: payment.id, providerRef: payment.provider_ref };
   const action = await provider.fetchStatus(ctx, ref);
+  await recordPaymentCheck(gw.pool, payment.id, {
+    asked: paymentQuestion(payment),
+    learned: describeAction(action),
+  });
   if (action.kind === 'payment') {
     await finalizePayment(gw.pool, payment, {
       outcome: action.outcome,

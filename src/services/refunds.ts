@@ -1,5 +1,6 @@
 import type { AppRow } from '../db/apps.js';
 import * as idem from '../db/idempotency.js';
+import { recordRefundCheck } from '../db/checks.js';
 import { enqueueEvent } from '../db/outbox.js';
 import { findPayment, type PaymentRow } from '../db/payments.js';
 import { durable, withTransaction, type Pool } from '../db/pool.js';
@@ -12,6 +13,8 @@ import { isPositiveSafeInteger, parseJsonObject } from '../domain/paymentRequest
 import type { ProviderSlug } from '../domain/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { ProviderError } from '../providers/types.js';
+import type { Audit, AuditChange } from './audit.js';
+import { refundLearned, refundQuestion } from './providerStatus.js';
 import { idempotencyScope, runIdempotent, type Claim, type StoredResponse } from './idempotency.js';
 
 export interface RefundServiceDeps {
@@ -20,6 +23,8 @@ export interface RefundServiceDeps {
   providers: ProviderRegistry;
   providerTimeoutMs: number;
   log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /** Admin requests: writes their audit entry in the transaction that creates the refund. */
+  audit?: Audit;
 }
 
 export interface RefundRequest {
@@ -139,10 +144,20 @@ export async function refundPayment(
       reason: req.reason,
     });
     if (row && claim.scope) await idem.setResource(tx, claim.scope, row.id);
+    if (row && deps.audit) await deps.audit(tx, refundAuditChange(row));
     return row;
   });
   if (!refund) throw new ApiError(422, 'payment already has a refund');
   return callProvider(deps, payment, refund);
+}
+
+function refundAuditChange(r: RefundRow): AuditChange {
+  return {
+    targetType: 'payment',
+    targetId: r.payment_id,
+    outcome: 'refund_initiated',
+    details: { refund_id: r.id, amount_minor: r.amount_minor, reason: r.reason },
+  };
 }
 
 function created(r: RefundRow): StoredResponse {
@@ -250,9 +265,14 @@ export async function retryUnansweredRefunds(deps: RefundServiceDeps, limit = 20
   for (const refund of due.rows) {
     const payment = await findPayment(deps.pool, refund.payment_id);
     if (!payment) continue;
+    const asked = refundQuestion(refund);
     try {
-      await callProvider(deps, payment, refund);
+      const res = await callProvider(deps, payment, refund);
+      await recordRefundCheck(deps.pool, refund.id, { asked, learned: refundLearned(res) });
     } catch (err) {
+      await recordRefundCheck(deps.pool, refund.id, { asked, learned: refundLearned(err) }).catch(
+        () => undefined,
+      );
       // A refusal is recorded as failed by callProvider; an unknown outcome waits for the next round.
       if (!(err instanceof ApiError))
         deps.log.warn({ err, refund_id: refund.id }, 'refund retry failed');

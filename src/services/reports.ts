@@ -21,6 +21,7 @@ import type { Pool, Queryable } from '../db/pool.js';
 import { DAY_MS, utcDay, utcDayStart, type Window } from '../domain/adminQuery.js';
 import { ApiError, notFoundPayment } from '../domain/errors.js';
 import { isPaymentId } from '../domain/ids.js';
+import type { PaymentSearch } from '../domain/paymentSearch.js';
 import { CURRENCY_EXPONENT } from '../domain/money.js';
 import { PAYMENT_STATUSES, PROVIDERS, type Mode } from '../domain/types.js';
 import { windowSucceededByDay, windowTotals } from './rollup.js';
@@ -240,7 +241,13 @@ export interface PaymentListItem {
 /** Newest first; `before` is the id of the last row of the previous page (D8). */
 export async function listPayments(
   db: Queryable,
-  q: { mode: Mode | ''; status: string | null; before: string | null; limit: number },
+  q: {
+    mode: Mode | '';
+    status: string | null;
+    before: string | null;
+    limit: number;
+    search?: PaymentSearch;
+  },
 ): Promise<{ mode: Mode | ''; payments: PaymentListItem[] }> {
   if (q.status !== null && !(PAYMENT_STATUSES as readonly string[]).includes(q.status)) {
     throw new ApiError(400, `status must be one of ${PAYMENT_STATUSES.join(', ')}`);
@@ -255,6 +262,7 @@ export async function listPayments(
     status: q.status,
     before,
     limit: q.limit,
+    search: q.search,
   });
   return {
     mode: q.mode,

@@ -102,14 +102,15 @@ test('sign-in (keyboard only) keeps the token in sessionStorage only, never in t
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
   // Focus moves to the screen's heading; Tab continues into its controls; Shift+Tab goes
-  // back through the header (Sign out, then the navigation links).
+  // back through the header (Sign out, the search box and its button, then the navigation
+  // links from the last: Audit log, Stuck, Dead deliveries, Apps, Balances, Refunds, Payments).
   const focused = () => page.evaluate(() => document.activeElement?.textContent ?? '');
   assert.equal(await focused(), 'Overview');
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('name')), 'days');
   await page.keyboard.press('Shift+Tab');
   assert.equal(await focused(), 'Sign out');
-  for (let i = 0; i < 5; i++) await page.keyboard.press('Shift+Tab');
+  for (let i = 0; i < 9; i++) await page.keyboard.press('Shift+Tab');
   assert.equal(await focused(), 'Payments');
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'Payments' }).waitFor();

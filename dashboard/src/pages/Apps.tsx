@@ -50,12 +50,19 @@ export function Apps() {
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
   const [regen, setRegen] = useState<App | null>(null);
+  const [redeliver, setRedeliver] = useState<App | null>(null);
+  const [redelivered, setRedelivered] = useState<string | null>(null);
   // Secrets exist only here, in memory, until dismissed: the API never returns them again.
   const [secrets, setSecrets] = useState<{ title: string; app: AppSecrets } | null>(null);
 
   return (
     <>
       <PageTitle title="Apps">Apps</PageTitle>
+      {redelivered && (
+        <p class="state success" role="status" id="action-result">
+          {redelivered}
+        </p>
+      )}
       {secrets && (
         <SecretsPanel title={secrets.title} app={secrets.app} onDone={() => setSecrets(null)} />
       )}
@@ -160,6 +167,15 @@ export function Apps() {
                         >
                           Edit
                         </button>
+                        <button
+                          type="button"
+                          onClick={() => {
+                            setRedelivered(null);
+                            setRedeliver(a);
+                          }}
+                        >
+                          Redeliver events…
+                        </button>
                         <button type="button" class="danger" onClick={() => setRegen(a)}>
                           Regenerate keys…
                         </button>
@@ -172,6 +188,14 @@ export function Apps() {
           )
         }
       </Load>
+      <RedeliverDialog
+        app={redeliver}
+        onClose={() => setRedeliver(null)}
+        onDone={(text) => {
+          setRedelivered(text);
+          setRedeliver(null);
+        }}
+      />
       <ConfirmDialog
         open={regen !== null}
         title="Regenerate this app's keys?"
@@ -192,6 +216,65 @@ export function Apps() {
         </p>
       </ConfirmDialog>
     </>
+  );
+}
+
+/** Fresh deliveries of an app's events since a time (same event ids), e.g. after an outage. */
+function RedeliverDialog({
+  app,
+  onClose,
+  onDone,
+}: {
+  app: App | null;
+  onClose: () => void;
+  onDone: (text: string) => void;
+}) {
+  const [since, setSince] = useState(() =>
+    new Date(Date.now() - 86_400_000).toISOString().slice(0, 16),
+  );
+  const [onlyUndelivered, setOnlyUndelivered] = useState(true);
+  return (
+    <ConfirmDialog
+      open={app !== null}
+      title="Redeliver this app's events?"
+      confirmLabel="Redeliver"
+      onCancel={onClose}
+      run={async () => {
+        if (!app) return;
+        const res = await api<{ deliveries: number }>(
+          'POST',
+          `/admin/apps/${app.app_id}/redeliver`,
+          {
+            since: new Date(`${since}:00Z`).toISOString(),
+            only_undelivered: onlyUndelivered,
+          },
+        );
+        onDone(`${app.name}: ${res.deliveries} deliveries enqueued.`);
+      }}
+    >
+      <p>
+        Events of <strong>{app?.name}</strong> created since the time below are delivered again with
+        their original event ids.
+      </p>
+      <label>
+        Since (UTC)
+        <input
+          name="since"
+          type="datetime-local"
+          value={since}
+          onInput={(e) => setSince(e.currentTarget.value)}
+        />
+      </label>
+      <label class="check">
+        <input
+          name="only_undelivered"
+          type="checkbox"
+          checked={onlyUndelivered}
+          onChange={(e) => setOnlyUndelivered(e.currentTarget.checked)}
+        />
+        Only events never delivered
+      </label>
+    </ConfirmDialog>
   );
 }
 

@@ -6,6 +6,7 @@ import { href, navigate, type Location } from '../router';
 import { MODES, PAYMENT_STATUSES, type PaymentRow } from '../types';
 
 const LIMITS = [25, 50, 100];
+const SEARCH_FIELDS = ['q', 'app_id', 'created_from', 'created_to', 'amount_min', 'amount_max'];
 const HEX32 = /^[0-9a-f]{32}$/;
 
 // Cursors of the pages before this one, so "Newer" walks back the way "Older" came.
@@ -18,12 +19,13 @@ export function Payments({ loc }: { loc: Location }) {
   const limit =
     Number.isInteger(limitParam) && limitParam >= 1 && limitParam <= 1000 ? limitParam : 50;
   const before = loc.params.get('before') ?? '';
+  const search = Object.fromEntries(SEARCH_FIELDS.map((f) => [f, loc.params.get(f) ?? '']));
   const r = useApi<{ payments: PaymentRow[] }>(
-    `/admin/payments${query({ mode, status, limit, before })}`,
+    `/admin/payments${query({ mode, status, limit, before, ...search })}`,
   );
   const go = (next: Record<string, string | number>, keepTrail = false) => {
     if (!keepTrail) trail.length = 0;
-    navigate(href('/payments', { mode, status, limit, before: '', ...next }));
+    navigate(href('/payments', { mode, status, limit, before: '', ...search, ...next }));
   };
 
   return (
@@ -76,6 +78,11 @@ export function Payments({ loc }: { loc: Location }) {
         </form>
         <OpenById />
       </div>
+      <SearchFilters
+        key={SEARCH_FIELDS.map((f) => search[f]).join('|')}
+        values={search}
+        apply={(next) => go(next)}
+      />
 
       <Load r={r} what="payments">
         {({ payments }) => {
@@ -158,6 +165,51 @@ export function Payments({ loc }: { loc: Location }) {
         }}
       </Load>
     </>
+  );
+}
+
+/** The search parameters of GET /admin/payments; the API's 400 explains a bad value. */
+function SearchFilters({
+  values,
+  apply,
+}: {
+  values: Record<string, string>;
+  apply: (next: Record<string, string>) => void;
+}) {
+  const field = (name: string, label: string, date = false) => (
+    <label>
+      {label}
+      {date ? (
+        <input name={name} type="date" defaultValue={values[name]} />
+      ) : (
+        <input name={name} type="text" defaultValue={values[name]} spellcheck={false} />
+      )}
+    </label>
+  );
+  return (
+    <form
+      class="filters search-filters"
+      aria-label="Search payments"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const data = new FormData(e.currentTarget);
+        apply(Object.fromEntries(SEARCH_FIELDS.map((f) => [f, String(data.get(f) ?? '').trim()])));
+      }}
+    >
+      {field('q', 'Search')}
+      {field('app_id', 'App id')}
+      {field('created_from', 'Created from', true)}
+      {field('created_to', 'Created before', true)}
+      {field('amount_min', 'Amount min (minor)')}
+      {field('amount_max', 'Amount max (minor)')}
+      <button type="submit">Apply</button>
+      <button
+        type="button"
+        onClick={() => apply(Object.fromEntries(SEARCH_FIELDS.map((f) => [f, ''])))}
+      >
+        Clear
+      </button>
+    </form>
   );
 }
 

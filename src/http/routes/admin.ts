@@ -15,6 +15,7 @@ import { adminRefund } from '../../services/refunds.js';
 import { listInboundEvents } from '../../services/inboundArchive.js';
 import { registry } from '../../metrics.js';
 import { header, jsonBody, rawBody, sendJson } from '../reply.js';
+import { registerOpsRoutes, requestAudit } from './adminOps.js';
 import { registerReportRoutes } from './adminReports.js';
 
 export function parseLimit(raw: string | undefined): number {
@@ -53,23 +54,32 @@ export function adminRoutes(gw: Gateway) {
 
     app.get('/apps', async (_req, reply) => sendJson(reply, 200, { apps: await listApps(apps) }));
     app.post('/apps', async (req, reply) =>
-      sendJson(reply, 201, await createApp(apps, jsonBody(req))),
+      sendJson(reply, 201, await createApp(apps, jsonBody(req), requestAudit(req, 'app.create'))),
     );
     app.patch<{ Params: { id: string } }>('/apps/:id', async (req, reply) =>
-      sendJson(reply, 200, await patchApp(apps, req.params.id, jsonBody(req))),
+      sendJson(
+        reply,
+        200,
+        await patchApp(apps, req.params.id, jsonBody(req), requestAudit(req, 'app.update')),
+      ),
     );
     app.post<{ Params: { id: string } }>('/apps/:id/regenerate-keys', async (req, reply) =>
-      sendJson(reply, 200, await regenerateKeys(apps, req.params.id)),
+      sendJson(
+        reply,
+        200,
+        await regenerateKeys(apps, req.params.id, requestAudit(req, 'app.regenerate_keys')),
+      ),
     );
 
     const refundDeps = serviceDeps(gw);
     app.post<{ Params: { id: string } }>('/payments/:id/cancel', async (req, reply) => {
-      const res = await adminCancel(refundDeps, req.params.id);
+      const audit = requestAudit(req, 'payment.cancel');
+      const res = await adminCancel({ ...refundDeps, audit }, req.params.id);
       return sendJson(reply, res.status, res.body);
     });
     app.post<{ Params: { id: string } }>('/payments/:id/refund', async (req, reply) => {
       const res = await adminRefund(
-        refundDeps,
+        { ...refundDeps, audit: requestAudit(req, 'payment.refund') },
         req.params.id,
         rawBody(req),
         header(req, 'idempotency-key'),
@@ -77,7 +87,11 @@ export function adminRoutes(gw: Gateway) {
       return sendJson(reply, res.status, res.body);
     });
     app.post<{ Params: { id: string } }>('/payments/:id/retry-webhook', async (req, reply) =>
-      sendJson(reply, 202, await retryWebhook(gw.pool, req.params.id)),
+      sendJson(
+        reply,
+        202,
+        await retryWebhook(gw.pool, req.params.id, requestAudit(req, 'payment.retry_webhook')),
+      ),
     );
     app.get<{ Querystring: { payment_id?: string } }>('/inbound_events', async (req, reply) =>
       sendJson(reply, 200, {
@@ -96,5 +110,6 @@ export function adminRoutes(gw: Gateway) {
       },
     );
     registerReportRoutes(app, gw);
+    registerOpsRoutes(app, gw);
   };
 }

@@ -11,6 +11,7 @@ import {
   resolveMode,
 } from '../../domain/adminQuery.js';
 import { exactJson } from '../../domain/exactJson.js';
+import { parsePaymentSearch } from '../../domain/paymentSearch.js';
 import type { Gateway } from '../../gateway.js';
 import { balances, payouts, type ReportDeps } from '../../services/balances.js';
 import {
@@ -69,6 +70,14 @@ export function registerReportRoutes(app: FastifyInstance, gw: Gateway): void {
       status: optional(one(req.query, 'status')),
       before: optional(one(req.query, 'before')),
       limit: parseListLimit(one(req.query, 'limit')),
+      search: parsePaymentSearch({
+        q: one(req.query, 'q'),
+        app_id: one(req.query, 'app_id'),
+        created_from: one(req.query, 'created_from'),
+        created_to: one(req.query, 'created_to'),
+        amount_min: one(req.query, 'amount_min'),
+        amount_max: one(req.query, 'amount_max'),
+      }),
     });
     return sendJson(reply, 200, body);
   });

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateApp, type AuthenticatedApp } from '../../auth/appAuth.js';
 import { serviceDeps, type Gateway } from '../../gateway.js';
 import { createPayment, getPaymentBody } from '../../services/payments.js';
+import { listAppEvents } from '../../services/events.js';
 import { createRefund } from '../../services/refunds.js';
 import { header, markDurable, rawBody, requestPath, sendJson } from '../reply.js';
 
@@ -38,6 +39,17 @@ export function v1Routes(gw: Gateway) {
         return sendJson(reply, res.status, res.body);
       });
     }
+
+    app.get<{ Querystring: Partial<Record<string, string>> }>('/v1/events', async (req, reply) => {
+      const { app: tenant } = await authenticate(req);
+      const first = (v: unknown) =>
+        Array.isArray(v) ? (v[0] as string) : (v as string | undefined);
+      const body = await listAppEvents(gw.pool, tenant.id, {
+        after: first(req.query.after),
+        limit: first(req.query.limit),
+      });
+      return sendJson(reply, 200, body);
+    });
 
     app.get<{ Params: { payment_id: string } }>('/v1/payments/:payment_id', async (req, reply) => {
       const { app: tenant } = await authenticate(req);

@@ -1,0 +1,99 @@
+/**
+ * SQL of the apps' events feed (GET /v1/events) and of bulk redelivery. An event's position
+ * is (txid, created_at, id): the inserting transaction's id orders events by commit, and only
+ * events of transactions older than every one still running in this database are listed, so
+ * no event can later appear behind a cursor an app already holds (migration 0008).
+ */
+import { DELIVERY_CHANNEL } from './outbox.js';
+import type { Queryable } from './pool.js';
+
+/** True for one of the app's own events; false for an unknown id or another app's. */
+export async function isAppEvent(db: Queryable, appId: string, eventId: string): Promise<boolean> {
+  const res = await db.query(`SELECT 1 FROM outbound_events WHERE id = $1 AND app_id = $2`, [
+    eventId,
+    appId,
+  ]);
+  return res.rowCount === 1;
+}
+
+export interface FeedRow {
+  id: string;
+  event_type: string;
+  created_at: Date;
+  body: string;
+  delivery_status: string | null;
+  delivery_attempts: number | null;
+  delivery_last_status_code: number | null;
+}
+
+/**
+ * The position below which every transaction of this database has ended: the oldest one still
+ * running here, else the snapshot's xmax. Transactions ids are cluster-wide, so those of
+ * backends provably in another database are left out (on a shared server they would hold the
+ * feed back); any other one counts, which can delay the feed but never skip an event.
+ */
+const HORIZON = `SELECT COALESCE(
+    (SELECT min(x) FROM snap, pg_snapshot_xip(snap.s) AS x
+     WHERE NOT EXISTS (
+       SELECT 1 FROM pg_stat_activity a
+       WHERE a.datname <> current_database() AND a.backend_xid IS NOT NULL
+         AND a.backend_xid::text = (x::text::numeric % 4294967296)::text)),
+    (SELECT pg_snapshot_xmax(s) FROM snap))`;
+
+/** The app's committed events after `after`, oldest first, with each one's latest delivery. */
+export async function appEventsAfter(
+  db: Queryable,
+  appId: string,
+  afterId: string | null,
+  limit: number,
+): Promise<FeedRow[]> {
+  const values: unknown[] = [appId, limit];
+  let cursor = '';
+  if (afterId !== null) {
+    // The position is read in SQL: a JavaScript Date would drop created_at's microseconds.
+    values.push(afterId);
+    cursor = `AND (e.txid, e.created_at, e.id) >
+      (SELECT txid, created_at, id FROM outbound_events WHERE id = $3 AND app_id = $1)`;
+  }
+  const res = await db.query<FeedRow>(
+    `WITH snap AS MATERIALIZED (SELECT pg_current_snapshot() AS s)
+     SELECT e.id, e.event_type, e.created_at, e.body, d.status AS delivery_status,
+       d.attempts AS delivery_attempts, d.last_status_code AS delivery_last_status_code
+     FROM outbound_events e
+     LEFT JOIN LATERAL (
+       SELECT status, attempts, last_status_code FROM deliveries
+       WHERE event_id = e.id ORDER BY created_at DESC, id DESC LIMIT 1) d ON true
+     WHERE e.app_id = $1 ${cursor}
+       AND e.txid < (${HORIZON})
+     ORDER BY e.txid, e.created_at, e.id
+     LIMIT $2`,
+    values,
+  );
+  return res.rows;
+}
+
+/**
+ * Fresh deliveries (same event ids, same bodies) of the app's events created in
+ * [since, until); with onlyUndelivered, of those no delivery has delivered yet. Call inside
+ * the transaction of the request; NOTIFY wakes the delivery workers at its commit.
+ */
+export async function enqueueRedeliveries(
+  tx: Queryable,
+  appId: string,
+  since: Date,
+  until: Date,
+  onlyUndelivered: boolean,
+): Promise<number> {
+  const res = await tx.query(
+    `INSERT INTO deliveries (id, event_id, app_id, payment_id)
+     SELECT 'dlv_' || substr(md5(gen_random_uuid()::text), 1, 24), e.id, e.app_id, e.payment_id
+     FROM outbound_events e
+     WHERE e.app_id = $1 AND e.created_at >= $2 AND e.created_at < $3
+       AND (NOT $4::boolean OR NOT EXISTS (
+         SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.status = 'delivered'))`,
+    [appId, since, until, onlyUndelivered],
+  );
+  const n = res.rowCount ?? 0;
+  if (n > 0) await tx.query(`NOTIFY ${DELIVERY_CHANNEL}`);
+  return n;
+}

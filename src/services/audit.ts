@@ -1,0 +1,117 @@
+/**
+ * The operator audit log: every admin request that changes something writes one entry in
+ * the transaction of its change, so an entry exists exactly when the change committed. The
+ * route binds who asked (request id, source address) and the action; the use case adds what
+ * it changed. Details never hold a secret: keys are never recorded, and URLs lose their
+ * credentials and query string.
+ */
+import { insertAuditEntry, listAuditRows } from '../db/audit.js';
+import type { Queryable } from '../db/pool.js';
+import { parseListLimit } from '../domain/adminQuery.js';
+import { ApiError } from '../domain/errors.js';
+import { isText } from '../domain/paymentSearch.js';
+
+export const AUDIT_ACTIONS = [
+  'app.create',
+  'app.update',
+  'app.regenerate_keys',
+  'app.redeliver',
+  'payment.cancel',
+  'payment.refund',
+  'payment.retry_webhook',
+  'payment.sync',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export interface AuditSource {
+  requestId: string;
+  sourceIp: string;
+}
+
+export interface AuditChange {
+  targetType: 'app' | 'payment';
+  targetId: string;
+  outcome: string;
+  details?: Record<string, unknown>;
+}
+
+/** Writes the request's entry; call with the transaction client that makes the change. */
+export type Audit = (tx: Queryable, change: AuditChange) => Promise<void>;
+
+export function auditFor(source: AuditSource, action: AuditAction): Audit {
+  return (tx, change) =>
+    insertAuditEntry(tx, {
+      action,
+      targetType: change.targetType,
+      targetId: change.targetId,
+      outcome: change.outcome,
+      requestId: source.requestId,
+      sourceIp: source.sourceIp,
+      details: change.details ?? {},
+    });
+}
+
+/** A URL as safe to keep: no user, password or query string (any may carry a token). */
+export function redactUrl(url: string | null): string | null {
+  if (url === null) return null;
+  try {
+    const u = new URL(url);
+    const hadQuery = u.search !== '';
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    u.hash = '';
+    return u.toString() + (hadQuery ? '?[redacted]' : '');
+  } catch {
+    return '[unparseable]';
+  }
+}
+
+export interface AuditEntryView {
+  id: number;
+  at: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  outcome: string;
+  request_id: string;
+  source_ip: string;
+  details: Record<string, unknown>;
+}
+
+/** GET /admin/audit: newest first, limit/before paging, action and target_id filters. */
+export async function listAudit(
+  db: Queryable,
+  q: { limit?: string; before?: string; action?: string; target_id?: string },
+): Promise<{ entries: AuditEntryView[] }> {
+  const limit = parseListLimit(q.limit);
+  let before: number | null = null;
+  if (q.before !== undefined && q.before !== '') {
+    if (!/^\d{1,15}$/.test(q.before) || Number(q.before) < 1) {
+      throw new ApiError(400, 'before must be an audit entry id from a previous page');
+    }
+    before = Number(q.before);
+  }
+  const action = q.action === undefined || q.action === '' ? null : q.action;
+  if (action !== null && !(AUDIT_ACTIONS as readonly string[]).includes(action)) {
+    throw new ApiError(400, `action must be one of ${AUDIT_ACTIONS.join(', ')}`);
+  }
+  const targetId = q.target_id === undefined || q.target_id === '' ? null : q.target_id;
+  if (targetId !== null && (targetId.length > 200 || !isText(targetId))) {
+    throw new ApiError(400, 'target_id must be at most 200 characters of text');
+  }
+  const rows = await listAuditRows(db, { action, targetId, before, limit });
+  return {
+    entries: rows.map((r) => ({
+      id: r.id,
+      at: r.at.toISOString(),
+      action: r.action,
+      target_type: r.target_type,
+      target_id: r.target_id,
+      outcome: r.outcome,
+      request_id: r.request_id,
+      source_ip: r.source_ip,
+      details: r.details,
+    })),
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * GET /v1/events: an app's own outbound events, oldest first after a cursor, so an app that
+ * was down catches up by itself (docs/api.md, "Events"). POST /admin/apps/{id}/redeliver:
+ * fresh deliveries of an app's events in a time range.
+ */
+import { findAppById } from '../db/apps.js';
+import { appEventsAfter, enqueueRedeliveries, isAppEvent } from '../db/events.js';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
+import { parseTimestamp } from '../domain/adminQuery.js';
+import { ApiError } from '../domain/errors.js';
+import type { Audit } from './audit.js';
+
+export const EVENTS_MAX_LIMIT = 100;
+
+export function parseEventsLimit(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return EVENTS_MAX_LIMIT;
+  if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > EVENTS_MAX_LIMIT) {
+    throw new ApiError(400, `limit must be an integer from 1 to ${EVENTS_MAX_LIMIT}`);
+  }
+  return Number(raw);
+}
+
+/**
+ * The response body as text: each payload is spliced in as the exact bytes that were or
+ * will be delivered (re-serializing parsed JSON could change numbers in app metadata).
+ */
+export async function listAppEvents(
+  db: Queryable,
+  appId: string,
+  q: { after: string | undefined; limit: string | undefined },
+): Promise<string> {
+  const limit = parseEventsLimit(q.limit);
+  let after = null;
+  if (q.after !== undefined && q.after !== '') {
+    if (q.after.length > 64 || !(await isAppEvent(db, appId, q.after))) {
+      throw new ApiError(400, 'after must be an event id from a previous page');
+    }
+    after = q.after;
+  }
+  const rows = await appEventsAfter(db, appId, after, limit + 1);
+  const page = rows.slice(0, limit);
+  const events = page.map((r) => {
+    const head = JSON.stringify({
+      id: r.id,
+      event: r.event_type,
+      created_at: r.created_at.toISOString(),
+    });
+    const delivery =
+      r.delivery_status === null
+        ? null
+        : {
+            status: r.delivery_status,
+            attempts: r.delivery_attempts,
+            last_status_code: r.delivery_last_status_code,
+          };
+    return `${head.slice(0, -1)},"payload":${r.body},"delivery":${JSON.stringify(delivery)}}`;
+  });
+  return `{"events":[${events.join(',')}],"has_more":${rows.length > limit}}`;
+}
+
+export interface RedeliverRequest {
+  since: Date;
+  until: Date;
+  onlyUndelivered: boolean;
+}
+
+export function parseRedeliver(body: unknown, now: Date): RedeliverRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError(400, 'body must be a JSON object');
+  }
+  const b = body as Record<string, unknown>;
+  if (b.since === undefined || b.since === null || b.since === '') {
+    throw new ApiError(400, 'missing required fields: since');
+  }
+  const time = (name: string, v: unknown): Date | null => {
+    if (v === undefined || v === null || v === '') return null;
+    return parseTimestamp(name, typeof v === 'string' ? v : ' ');
+  };
+  const since = time('since', b.since) as Date;
+  const until = time('until', b.until) ?? now;
+  if (since.getTime() > until.getTime()) throw new ApiError(400, 'since must not be after until');
+  const only = b.only_undelivered ?? false;
+  if (typeof only !== 'boolean') throw new ApiError(400, 'only_undelivered must be a boolean');
+  return { since, until, onlyUndelivered: only };
+}
+
+/** 202 { deliveries }: the count enqueued, committed with the request's audit entry. */
+export async function redeliverAppEvents(
+  pool: Pool,
+  appId: string,
+  body: unknown,
+  now: Date,
+  audit: Audit,
+): Promise<{ deliveries: number }> {
+  const req = parseRedeliver(body, now);
+  return withTransaction(pool, async (tx) => {
+    if (!(await findAppById(tx, appId))) throw new ApiError(404, 'app not found');
+    const n = await enqueueRedeliveries(tx, appId, req.since, req.until, req.onlyUndelivered);
+    await audit(tx, {
+      targetType: 'app',
+      targetId: appId,
+      outcome: 'enqueued',
+      details: {
+        since: req.since.toISOString(),
+        until: req.until.toISOString(),
+        only_undelivered: req.onlyUndelivered,
+        deliveries: n,
+      },
+    });
+    return { deliveries: n };
+  });
+}

@@ -1,0 +1,87 @@
+/**
+ * Asking a provider for a payment's status: the reconciler's safety net for a lost webhook
+ * and the operator's sync use this one call, and describe what they asked and learned the
+ * same way, for the stuck list.
+ */
+import type { PaymentRow } from '../db/payments.js';
+import { ApiError } from '../domain/errors.js';
+import type { ProviderSlug } from '../domain/types.js';
+import type { ProviderRegistry } from '../providers/registry.js';
+import {
+  ProviderError,
+  type InboundAction,
+  type PaymentProvider,
+  type ProviderContext,
+  type ProviderPaymentRef,
+} from '../providers/types.js';
+
+export interface StatusDeps {
+  providers: ProviderRegistry;
+  providerTimeoutMs: number;
+}
+
+export interface StatusCall {
+  provider: PaymentProvider;
+  ctx: ProviderContext;
+  ref: ProviderPaymentRef;
+}
+
+/** Where and how to ask about the payment; null when its provider has no endpoint for its mode. */
+export function statusCall(deps: StatusDeps, payment: PaymentRow): StatusCall | null {
+  const slug = payment.provider as ProviderSlug;
+  const endpoint = deps.providers.endpoint(slug, payment.mode);
+  if (!endpoint) return null;
+  return {
+    provider: deps.providers.get(slug),
+    ctx: { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs },
+    ref: { paymentId: payment.id, providerRef: payment.provider_ref },
+  };
+}
+
+export function paymentQuestion(payment: PaymentRow): string {
+  return `payment status at ${payment.provider} (ref ${payment.provider_ref ?? 'none'})`;
+}
+
+export function describeAction(action: InboundAction): string {
+  switch (action.kind) {
+    case 'none':
+      return 'pending';
+    case 'payment':
+      return action.errorText ? `${action.outcome}: ${action.errorText}` : action.outcome;
+    case 'capture_required':
+      return 'approved, capture required';
+    case 'renewal':
+      return 'renewal';
+    case 'subscription':
+      return action.event;
+    case 'refund':
+      return `refund ${action.outcome}`;
+  }
+}
+
+export function describeError(err: unknown): string {
+  if (err instanceof ProviderError) return `${err.kind}: ${err.providerText}`;
+  return 'error: provider unreachable';
+}
+
+/** The refund reconciler asks by sending the refund again under the same refund id. */
+export function refundQuestion(refund: { id: string; provider: string }): string {
+  return `refund ${refund.id} resent to ${refund.provider}`;
+}
+
+/** What the resend answered: the refund's stored status, or the error body. */
+export function refundLearned(answer: unknown): string {
+  if (answer instanceof ApiError) return answer.body;
+  if (typeof answer === 'object' && answer !== null && 'body' in answer) {
+    const body = (answer as { body: unknown }).body;
+    if (typeof body === 'string') {
+      try {
+        const status = (JSON.parse(body) as { status?: unknown }).status;
+        if (typeof status === 'string') return status;
+      } catch {
+        // not JSON: fall through
+      }
+    }
+  }
+  return 'error: no answer';
+}

@@ -1,0 +1,97 @@
+/**
+ * POST /admin/payments/{id}/sync: asks the provider for an initiated payment's status now and
+ * applies the answer as its webhook would be applied: the same conditional finalization and
+ * outbound event, so a racing webhook and a sync finalize the payment once. What was asked
+ * and learned is recorded with the request's audit entry in one transaction.
+ */
+import { recordPaymentCheck } from '../db/checks.js';
+import { findPayment } from '../db/payments.js';
+import { withTransaction, type Pool } from '../db/pool.js';
+import { ApiError, notFoundPayment } from '../domain/errors.js';
+import { isPaymentId } from '../domain/ids.js';
+import { ProviderError } from '../providers/types.js';
+import type { Audit } from './audit.js';
+import { finalizePayment, type FinalizeInput } from './finalize.js';
+import { toPaymentView, type PaymentView } from './payments.js';
+import {
+  describeAction,
+  describeError,
+  paymentQuestion,
+  statusCall,
+  type StatusDeps,
+} from './providerStatus.js';
+
+export interface SyncDeps extends StatusDeps {
+  pool: Pool;
+}
+
+const providerText = (err: unknown) =>
+  err instanceof ProviderError ? err.providerText : 'provider unreachable';
+
+export async function syncPayment(
+  deps: SyncDeps,
+  paymentId: string,
+  audit: Audit,
+): Promise<PaymentView> {
+  const payment = isPaymentId(paymentId) ? await findPayment(deps.pool, paymentId) : null;
+  if (!payment) throw notFoundPayment();
+  // A terminal payment never moves again: its webhook would be acknowledged and ignored.
+  if (payment.status !== 'initiated') return toPaymentView(payment);
+  const call = statusCall(deps, payment);
+  if (!call) {
+    throw new ApiError(
+      502,
+      `sync failed: ${payment.provider} is not configured for ${payment.mode} mode`,
+    );
+  }
+  const asked = paymentQuestion(payment);
+  const record = (learned: string, outcome: string, finalize?: FinalizeInput) =>
+    withTransaction(deps.pool, async (tx) => {
+      await recordPaymentCheck(tx, payment.id, { asked, learned });
+      let result = outcome;
+      if (finalize) {
+        const done = await finalizePayment(tx, payment, finalize);
+        result = done ? finalize.outcome : 'already_finalized';
+      }
+      await audit(tx, {
+        targetType: 'payment',
+        targetId: payment.id,
+        outcome: result,
+        details: { asked, learned },
+      });
+    });
+
+  let action;
+  try {
+    action = await call.provider.fetchStatus(call.ctx, call.ref);
+  } catch (err) {
+    await record(describeError(err), 'error');
+    throw new ApiError(502, `sync failed: ${providerText(err)}`);
+  }
+  let learned = describeAction(action);
+  if (action.kind === 'payment') {
+    await record(learned, action.outcome, {
+      outcome: action.outcome,
+      errorText: action.errorText,
+      enrichment: action.enrichment,
+    });
+  } else if (action.kind === 'capture_required' && call.provider.capture) {
+    // As for the provider's approval webhook: capture now; its capture event settles it.
+    try {
+      await call.provider.capture(call.ctx, call.ref);
+      learned += '; capture requested';
+      await record(learned, 'capture_requested');
+    } catch (err) {
+      if (err instanceof ProviderError && err.kind === 'rejected') {
+        learned += `; capture rejected: ${err.providerText}`;
+        await record(learned, 'failed', { outcome: 'failed', errorText: err.providerText });
+      } else {
+        await record(`${learned}; capture ${describeError(err)}`, 'error');
+        throw new ApiError(502, `sync failed: ${providerText(err)}`);
+      }
+    }
+  } else {
+    await record(learned, 'unchanged');
+  }
+  return toPaymentView((await findPayment(deps.pool, payment.id)) ?? payment);
+}
