@@ -3,7 +3,7 @@ import { withTransaction } from '../db/pool.js';
 import { ApiError, notFoundPayment } from '../domain/errors.js';
 import { isPaymentId } from '../domain/ids.js';
 import type { ProviderSlug } from '../domain/types.js';
-import { ProviderError } from '../providers/types.js';
+import { ProviderError, type PaymentProvider, type ProviderContext } from '../providers/types.js';
 import { finalizePayment } from './finalize.js';
 import type { StoredResponse } from './idempotency.js';
 import { toPaymentView } from './payments.js';
@@ -12,9 +12,10 @@ import { refundPayment, type RefundServiceDeps } from './refunds.js';
 const OPERATOR_REFUND_REASON = 'canceled by operator';
 
 /**
- * D8 admin cancel: initiated -> canceled (cancelled at the provider first where it has an
- * operation, so the buyer can no longer pay); succeeded -> a full refund (spec 3.1 rule 4);
- * failed or canceled -> 422.
+ * Admin cancel (docs/api.md#admin-cancel): initiated -> canceled (voided at the provider
+ * first where it has an operation, so the buyer can no longer pay); succeeded -> a full
+ * refund; failed or canceled -> 422. A payment the buyer paid while the cancel was on its way
+ * becomes succeeded (as the provider's webhook would make it) and then the full refund.
  */
 export async function adminCancel(
   deps: RefundServiceDeps,
@@ -28,15 +29,20 @@ export async function adminCancel(
   const provider = deps.providers.get(slug);
   const endpoint = deps.providers.endpoint(slug, payment.mode);
   if (provider.cancel && endpoint && payment.provider_ref !== null) {
+    const ctx = { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs };
+    const ref = { paymentId: payment.id, providerRef: payment.provider_ref };
     try {
-      await provider.cancel(
-        { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs },
-        { paymentId: payment.id, providerRef: payment.provider_ref },
-      );
+      await provider.cancel(ctx, ref);
     } catch (err) {
-      // The buyer may have paid meanwhile: if a webhook finalized it, act on that state.
-      const now = await findPayment(deps.pool, payment.id);
-      if (now && now.status !== 'initiated') return cancelTerminal(deps, now);
+      // The buyer may have paid meanwhile (the provider refuses to void a settled payment).
+      // Whatever the provider now holds is applied exactly as its webhook would be, so money
+      // it moved is on record; a paid payment then gets the full refund of a succeeded one.
+      const now = await settleFromProvider(deps, provider, ctx, payment);
+      if (now && now.status !== 'initiated') {
+        if (now.status === 'canceled')
+          return { status: 200, body: JSON.stringify(toPaymentView(now)) };
+        return cancelTerminal(deps, now);
+      }
       const text = err instanceof ProviderError ? err.providerText : 'provider unreachable';
       throw new ApiError(502, `cancel failed: ${text}`);
     }
@@ -54,6 +60,35 @@ export async function adminCancel(
     return cancelTerminal(deps, now);
   }
   return { status: 200, body: JSON.stringify(toPaymentView(canceled)) };
+}
+
+/**
+ * Asks the provider for the payment's status after a refused or failed cancel and finalizes
+ * it through the webhook's own path when the provider reports a final state. Returns the
+ * payment as stored afterwards (null only if it vanished).
+ */
+async function settleFromProvider(
+  deps: RefundServiceDeps,
+  provider: PaymentProvider,
+  ctx: ProviderContext,
+  payment: PaymentRow,
+): Promise<PaymentRow | null> {
+  try {
+    const action = await provider.fetchStatus(ctx, {
+      paymentId: payment.id,
+      providerRef: payment.provider_ref,
+    });
+    if (action.kind === 'payment') {
+      await finalizePayment(deps.pool, payment, {
+        outcome: action.outcome,
+        errorText: action.errorText,
+        enrichment: action.enrichment,
+      });
+    }
+  } catch (err) {
+    deps.log.warn({ err, payment_id: payment.id }, 'status check after a refused cancel failed');
+  }
+  return findPayment(deps.pool, payment.id);
 }
 
 function cancelTerminal(deps: RefundServiceDeps, payment: PaymentRow): Promise<StoredResponse> {

@@ -15,6 +15,7 @@ import {
 import { simulatorEndpoint } from './credentials.js';
 import {
   decideCancel,
+  decideRefund,
   hasPendingRefund,
   parseCancelBody,
   settlePendingRefund,
@@ -472,42 +473,53 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
       return sendJson(reply, 200, w);
     });
 
-    // Core API cancel: cancels a pending transaction; on a paid one it is the refund operation.
-    app.post<{ Params: { order_id: string } }>('/v2/:order_id/cancel', async (req, reply) => {
-      if (!authorized(sim, req)) return coreError(reply, 401, UNAUTHORIZED);
-      const parsed = parseCancelBody(rawBody(req));
-      if (!('request' in parsed)) return sendJson(reply, parsed.http, parsed.body);
-      const now = clock.now();
-      const held: { out?: CancelOutcome } = {};
-      const tx = await sim.transactions.update(req.params.order_id, (cur) => {
-        const out = decideCancel(cur, parsed.request, now);
-        held.out = out;
-        return out.kind === 'answered' ? null : out.next;
-      });
-      const out = held.out;
-      if (!tx || !out) return coreError(reply, 404, "Transaction doesn't exist.");
-      if (out.kind === 'lapsed') {
-        await notify(sim, tx).catch((err: unknown) =>
-          gw.log.warn({ err, order_id: tx.order_id }, 'idr_psp simulator: notification failed'),
-        );
-      }
-      sendJson(reply, out.answer.http, out.answer.body);
-      if (out.kind === 'canceled') {
-        // Like the provider, the notification follows the answer rather than preceding it.
-        setImmediate(() => {
-          notify(sim, tx).then(
-            (res) =>
-              gw.log.info(
-                { order_id: tx.order_id, gateway_status: res.gateway_status },
-                'idr_psp simulator sent cancel notification',
-              ),
-            (err: unknown) =>
-              gw.log.warn({ err, order_id: tx.order_id }, 'idr_psp simulator: notification failed'),
-          );
+    // Core API cancel (pending transactions only) and refund (paid ones; the online direct
+    // path is the same operation here).
+    const coreAction =
+      (op: 'cancel' | 'refund') =>
+      async (req: FastifyRequest<{ Params: { order_id: string } }>, reply: FastifyReply) => {
+        if (!authorized(sim, req)) return coreError(reply, 401, UNAUTHORIZED);
+        // A cancel takes no body (midtrans-client sends `null`); a refund's body is checked.
+        const parsed = op === 'cancel' ? { request: null } : parseCancelBody(rawBody(req));
+        if (!('request' in parsed)) return sendJson(reply, parsed.http, parsed.body);
+        const request = parsed.request;
+        const now = clock.now();
+        const held: { out?: CancelOutcome } = {};
+        const tx = await sim.transactions.update(req.params.order_id, (cur) => {
+          const out = op === 'cancel' ? decideCancel(cur, now) : decideRefund(cur, request, now);
+          held.out = out;
+          return out.kind === 'answered' ? null : out.next;
         });
-      }
-      return reply;
-    });
+        const out = held.out;
+        if (!tx || !out) return coreError(reply, 404, "Transaction doesn't exist.");
+        if (out.kind === 'lapsed') {
+          await notify(sim, tx).catch((err: unknown) =>
+            gw.log.warn({ err, order_id: tx.order_id }, 'idr_psp simulator: notification failed'),
+          );
+        }
+        sendJson(reply, out.answer.http, out.answer.body);
+        if (out.kind === 'canceled') {
+          // Like the provider, the notification follows the answer rather than preceding it.
+          setImmediate(() => {
+            notify(sim, tx).then(
+              (res) =>
+                gw.log.info(
+                  { order_id: tx.order_id, gateway_status: res.gateway_status },
+                  'idr_psp simulator sent cancel notification',
+                ),
+              (err: unknown) =>
+                gw.log.warn(
+                  { err, order_id: tx.order_id },
+                  'idr_psp simulator: notification failed',
+                ),
+            );
+          });
+        }
+        return reply;
+      };
+    app.post('/v2/:order_id/cancel', coreAction('cancel'));
+    app.post('/v2/:order_id/refund', coreAction('refund'));
+    app.post('/v2/:order_id/refund/online/direct', coreAction('refund'));
 
     app.get<{ Params: { token: string } }>('/snap/v2/vtweb/:token', async (req, reply) => {
       const tx = await byRef(sim, req.params.token);

@@ -81,8 +81,8 @@ function basic(): string {
   return `Basic ${Buffer.from(`${ctx.endpoint.credentials.serverKey}:`).toString('base64')}`;
 }
 
-async function wireCancel(orderId: string, body?: unknown, auth = basic()) {
-  const res = await fetch(`${ctx.endpoint.baseUrl}/v2/${orderId}/cancel`, {
+async function wireRefund(orderId: string, body?: unknown, auth = basic()) {
+  const res = await fetch(`${ctx.endpoint.baseUrl}/v2/${orderId}/refund/online/direct`, {
     method: 'POST',
     headers: {
       authorization: auth,
@@ -207,8 +207,8 @@ test('the same refund_key returns the original answer; more than the remainder i
   assert.equal(tx.refunds?.length, 1);
   assert.equal(tx.transaction_status, 'partial_refund');
   // On the wire the replay is the original answer, byte for byte in content.
-  const a = await wireCancel(p.id, { refund_key: input.refundId, amount: 6000 });
-  const b = await wireCancel(p.id, { refund_key: input.refundId, amount: 6000 });
+  const a = await wireRefund(p.id, { refund_key: input.refundId, amount: 6000 });
+  const b = await wireRefund(p.id, { refund_key: input.refundId, amount: 6000 });
   assert.deepEqual(a, b);
   assert.equal(a.status, 200);
   assert.equal(a.body.refund_chargeback_id, tx.refunds?.[0]?.refund_chargeback_id);
@@ -223,7 +223,7 @@ test('the same refund_key returns the original answer; more than the remainder i
 test('the refund answers on the wire (documented shapes)', async () => {
   const p = await paidPayment(gw, app, 'idr', 10000);
   const key = randomBytes(16).toString('hex');
-  const done = await wireCancel(p.id, { refund_key: key, amount: 10000, reason: 'r' });
+  const done = await wireRefund(p.id, { refund_key: key, amount: 10000, reason: 'r' });
   assert.equal(done.status, 200);
   const { refund_chargeback_id, transaction_time, transaction_id, ...rest } = done.body;
   assert.equal(typeof refund_chargeback_id, 'number');
@@ -242,7 +242,7 @@ test('the refund answers on the wire (documented shapes)', async () => {
   });
 
   const cross = await paidPayment(gw, app, 'idr', 7000, '?wallet=ovo');
-  const pending = await wireCancel(cross.id, { refund_key: key, amount: 2000 });
+  const pending = await wireRefund(cross.id, { refund_key: key, amount: 2000 });
   assert.equal(pending.status, 200);
   assert.equal(pending.body.status_code, '201');
   assert.equal(
@@ -253,7 +253,7 @@ test('the refund answers on the wire (documented shapes)', async () => {
   assert.equal(pending.body.transaction_status, 'settlement');
   assert.equal(pending.body.refund_amount, '2000.00');
 
-  const refused = await wireCancel(p.id, { refund_key: 'other', amount: 1 });
+  const refused = await wireRefund(p.id, { refund_key: 'other', amount: 1 });
   assert.equal(refused.status, 412);
   assert.equal(refused.body.status_code, '412');
   assert.equal(
@@ -261,15 +261,15 @@ test('the refund answers on the wire (documented shapes)', async () => {
     'Refund amount 1.00 exceeds the refundable amount 0.00',
   );
 
-  const invalid = await wireCancel(p.id, { refund_key: 'x', amount: -5 });
+  const invalid = await wireRefund(p.id, { refund_key: 'x', amount: -5 });
   assert.equal(invalid.status, 400);
   assert.deepEqual(invalid.body.validation_messages, [
     'amount must be a positive integer (whole rupiah)',
   ]);
-  const unknown = await wireCancel(randomBytes(16).toString('hex'), { refund_key: 'x' });
+  const unknown = await wireRefund(randomBytes(16).toString('hex'), { refund_key: 'x' });
   assert.equal(unknown.status, 404);
   assert.equal(unknown.body.status_message, "Transaction doesn't exist.");
-  const unauthorized = await wireCancel(p.id, { refund_key: 'x' }, 'Basic eDo=');
+  const unauthorized = await wireRefund(p.id, { refund_key: 'x' }, 'Basic eDo=');
   assert.equal(unauthorized.status, 401);
 });
 

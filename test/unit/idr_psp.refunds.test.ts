@@ -4,6 +4,7 @@ import { parseNotification } from '../../src/providers/idr_psp/webhook.js';
 import {
   CROSS_WALLET_WINDOW_MS,
   decideCancel,
+  decideRefund,
   parseCancelBody,
   REFUSAL,
   SAME_WALLET_WINDOW_MS,
@@ -55,12 +56,12 @@ test('pay stores the wallet: default the acquirer gopay, another wallet as given
 });
 
 test('same-wallet: refunded at once up to 1 day after settlement (inclusive), then manual', () => {
-  const inside = decideCancel(paid(), req(), SETTLED + SAME_WALLET_WINDOW_MS);
+  const inside = decideRefund(paid(), req(), SETTLED + SAME_WALLET_WINDOW_MS);
   assert.equal(inside.kind, 'refunded');
   assert.equal(inside.answer.http, 200);
   assert.equal(inside.answer.body.status_code, '200');
   assert.equal(inside.answer.body.transaction_status, 'refund');
-  const outside = decideCancel(paid(), req(), SETTLED + SAME_WALLET_WINDOW_MS + 1);
+  const outside = decideRefund(paid(), req(), SETTLED + SAME_WALLET_WINDOW_MS + 1);
   assert.equal(outside.kind, 'answered');
   assert.equal(outside.answer.http, 412);
   assert.equal(outside.answer.body.status_code, '412');
@@ -68,21 +69,21 @@ test('same-wallet: refunded at once up to 1 day after settlement (inclusive), th
 });
 
 test('cross-wallet: pending up to 365 days after settlement (inclusive), then refused', () => {
-  const inside = decideCancel(paid('ovo'), req(), SETTLED + CROSS_WALLET_WINDOW_MS);
+  const inside = decideRefund(paid('ovo'), req(), SETTLED + CROSS_WALLET_WINDOW_MS);
   assert.equal(inside.kind, 'refunded');
   assert.equal(inside.answer.body.status_code, '201');
   assert.equal(inside.answer.body.refund_status, 'pending');
   assert.equal(inside.answer.body.transaction_status, 'settlement');
-  const outside = decideCancel(paid('ovo'), req(), SETTLED + CROSS_WALLET_WINDOW_MS + 1);
+  const outside = decideRefund(paid('ovo'), req(), SETTLED + CROSS_WALLET_WINDOW_MS + 1);
   assert.equal(outside.kind, 'answered');
   assert.equal(statusMessage(outside), REFUSAL.crossWalletExpired);
 });
 
 test('virtual account: no window; a refund before payment is refused', () => {
-  const years = decideCancel(paid(null, 'bca_va'), req(), SETTLED + 3 * CROSS_WALLET_WINDOW_MS);
+  const years = decideRefund(paid(null, 'bca_va'), req(), SETTLED + 3 * CROSS_WALLET_WINDOW_MS);
   assert.equal(years.kind, 'refunded');
   assert.equal(years.answer.body.status_code, '200');
-  const unpaid = decideCancel(pending('bca_va'), req(), T0 + 1000);
+  const unpaid = decideRefund(pending('bca_va'), req(), T0 + 1000);
   assert.equal(unpaid.kind, 'answered');
   assert.equal(unpaid.answer.http, 412);
   assert.equal(
@@ -92,41 +93,48 @@ test('virtual account: no window; a refund before payment is refused', () => {
 });
 
 test('partial refunds up to the remaining amount; pending ones hold their part', () => {
-  const first = decideCancel(paid('ovo'), req({ amount: 6000 }), SETTLED + 1000);
+  const first = decideRefund(paid('ovo'), req({ amount: 6000 }), SETTLED + 1000);
   assert.ok(first.kind === 'refunded');
-  const over = decideCancel(first.next, req({ refund_key: 'rk-2', amount: 4001 }), SETTLED + 2000);
+  const over = decideRefund(first.next, req({ refund_key: 'rk-2', amount: 4001 }), SETTLED + 2000);
   assert.equal(statusMessage(over), 'Refund amount 4001.00 exceeds the refundable amount 4000.00');
-  const rest = decideCancel(first.next, req({ refund_key: 'rk-2', amount: 4000 }), SETTLED + 2000);
+  const rest = decideRefund(first.next, req({ refund_key: 'rk-2', amount: 4000 }), SETTLED + 2000);
   assert.equal(rest.kind, 'refunded');
 });
 
 test('the same refund_key answers the original refund and changes nothing', () => {
-  const first = decideCancel(paid(), req({ amount: 3000 }), SETTLED + 1000);
+  const first = decideRefund(paid(), req({ amount: 3000 }), SETTLED + 1000);
   assert.ok(first.kind === 'refunded');
   assert.equal(first.next.transaction_status, 'partial_refund');
-  const again = decideCancel(first.next, req({ amount: 3000 }), SETTLED + 5000);
+  const again = decideRefund(first.next, req({ amount: 3000 }), SETTLED + 5000);
   assert.equal(again.kind, 'answered');
   assert.deepEqual(again.answer, first.answer);
   // Even once the window has passed: the refund was made, the answer stays.
-  const late = decideCancel(first.next, req(), SETTLED + 2 * SAME_WALLET_WINDOW_MS);
+  const late = decideRefund(first.next, req(), SETTLED + 2 * SAME_WALLET_WINDOW_MS);
   assert.deepEqual(late.answer, first.answer);
 });
 
 test('cancel: a pending transaction is canceled; a finished unpaid one is refused', () => {
-  const out = decideCancel(pending(), null, T0 + 1000);
+  const out = decideCancel(pending(), T0 + 1000);
   assert.ok(out.kind === 'canceled');
   assert.equal(out.next.transaction_status, 'cancel');
   assert.equal(out.answer.body.status_message, 'Success, transaction is canceled');
-  const again = decideCancel(out.next, null, T0 + 2000);
+  const again = decideCancel(out.next, T0 + 2000);
   assert.equal(statusMessage(again), 'Transaction cannot be canceled: it is already canceled');
-  const lapsed = decideCancel(pending(), null, T0 + 20 * 60_000);
+  const lapsed = decideCancel(pending(), T0 + 20 * 60_000);
   assert.ok(lapsed.kind === 'lapsed');
   assert.equal(lapsed.next.transaction_status, 'expire');
   assert.equal(statusMessage(lapsed), 'Transaction cannot be canceled: it is already expired');
 });
 
-test('cancel without a body on a paid transaction is a full refund under a provider key', () => {
-  const out = decideCancel(paid(), null, SETTLED + 1000);
+test('cancel of a paid transaction is refused: money that moved goes back only by refund', () => {
+  const refused = decideCancel(paid(), SETTLED + 1000);
+  assert.equal(refused.kind, 'answered');
+  assert.equal(refused.answer.http, 412);
+  assert.equal(statusMessage(refused), 'Merchant cannot modify the status of the transaction');
+});
+
+test('a refund without a body on a paid transaction is a full refund under a provider key', () => {
+  const out = decideRefund(paid(), null, SETTLED + 1000);
   assert.ok(out.kind === 'refunded');
   assert.equal(out.answer.body.refund_amount, '10000.00');
   assert.equal(typeof out.answer.body.refund_key, 'string');
@@ -152,7 +160,7 @@ test('parseCancelBody: empty is a cancel, refund fields are validated', () => {
 });
 
 test('refund_succeed notification maps to the refund succeeded under its refund_key', () => {
-  const started = decideCancel(paid('ovo'), req({ refund_key: 'a'.repeat(32) }), SETTLED + 1000);
+  const started = decideRefund(paid('ovo'), req({ refund_key: 'a'.repeat(32) }), SETTLED + 1000);
   assert.ok(started.kind === 'refunded');
   const settled = settlePendingRefund(started.next, 'succeeded', SETTLED + 5000);
   assert.ok('next' in settled);
@@ -172,7 +180,7 @@ test('refund_succeed notification maps to the refund succeeded under its refund_
 });
 
 test('refund_fail notification maps to the refund failed with the provider text', () => {
-  const started = decideCancel(paid('ovo'), req({ refund_key: 'b'.repeat(32) }), SETTLED + 1000);
+  const started = decideRefund(paid('ovo'), req({ refund_key: 'b'.repeat(32) }), SETTLED + 1000);
   assert.ok(started.kind === 'refunded');
   const failed = settlePendingRefund(started.next, 'failed', SETTLED + 5000);
   assert.ok('next' in failed);
@@ -189,7 +197,7 @@ test('refund_fail notification maps to the refund failed with the provider text'
     errorText: "Refund declined by the buyer's wallet",
   });
   // The failed refund frees its amount: a new refund may take it.
-  const retry = decideCancel(failed.next, req({ refund_key: 'c'.repeat(32) }), SETTLED + 6000);
+  const retry = decideRefund(failed.next, req({ refund_key: 'c'.repeat(32) }), SETTLED + 6000);
   assert.equal(retry.kind, 'refunded');
   // No pending refund left to settle.
   assert.deepEqual(settlePendingRefund(failed.next, 'succeeded', SETTLED + 7000), {

@@ -254,9 +254,13 @@ function cancelUrl(ctx: ProviderContext, paymentId: string): string {
   return `${ctx.endpoint.baseUrl}/v2/${encodeURIComponent(paymentId)}/cancel`;
 }
 
+function refundUrl(ctx: ProviderContext, paymentId: string): string {
+  return `${ctx.endpoint.baseUrl}/v2/${encodeURIComponent(paymentId)}/refund/online/direct`;
+}
+
 /**
- * Refunds through the cancel operation (the provider refunds a settled QRIS or VA payment
- * that way). refund_key is our refund id, so a retry after an unknown outcome gets the
+ * Refunds a settled payment through the provider's online direct refund (its cancel
+ * operation only voids a transaction before settlement). refund_key is our refund id, so a retry after an unknown outcome gets the
  * original refund back, and the provider's later refund notification names the same key.
  * status_code 200: done; 201: accepted, the paying wallet settles it later (cross-wallet QRIS).
  */
@@ -272,7 +276,7 @@ export async function refundTransaction(
     amount: toGrossAmount(input.amountMinor),
   };
   if (input.reason) req.reason = input.reason;
-  const a = await call(ctx, 'POST', cancelUrl(ctx, input.paymentId), req, input.refundId);
+  const a = await call(ctx, 'POST', refundUrl(ctx, input.paymentId), req, input.refundId);
   if (a.status !== 200 && a.status !== 201) throw failure(a);
   const key = a.body.refund_key;
   if (key !== undefined && key !== input.refundId) {
@@ -282,9 +286,10 @@ export async function refundTransaction(
 }
 
 /**
- * Cancels an unpaid transaction. The same operation refunds a paid one in full, so the status
- * is read first and only a pending transaction is canceled; a payment that settles between
- * the two calls is the provider's API's own race (see docs/providers/idr_psp.md).
+ * Cancels an unpaid transaction so the buyer can no longer pay it. The provider refuses to
+ * cancel a settled one (412), so a payment that settles between the status read and the
+ * cancel is refused, never refunded behind our back: the caller then reads the status and
+ * treats the payment as paid (services/cancel.ts).
  */
 export async function cancelTransaction(
   ctx: ProviderContext,

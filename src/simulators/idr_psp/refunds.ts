@@ -29,6 +29,8 @@ export const REFUSAL = {
     'Online refund is not available: cross-wallet QRIS payments can be refunded online within 365 days of the transaction',
   notPaid: (status: string) => `Transaction cannot be refunded: it has not been paid (${status})`,
   notCancelable: (word: string) => `Transaction cannot be canceled: it is already ${word}`,
+  // The provider voids with cancel only before settlement; a settled one needs the refund API.
+  settled: 'Merchant cannot modify the status of the transaction',
   exceeds: (amount: number, refundable: number) =>
     `Refund amount ${amount}.00 exceeds the refundable amount ${refundable}.00`,
 } as const;
@@ -159,13 +161,26 @@ function refundAnswer(tx: SimTransaction, r: SimRefund): RefundAnswerWire {
 
 /**
  * POST /v2/{order_id}/cancel, decided under the transaction's row lock: cancels a pending
- * transaction, refunds a paid one (idempotent on refund_key), refuses everything else.
+ * transaction and refuses everything else, a settled one included (the provider voids only
+ * before settlement; money already moved goes back through the refund operation).
  */
-export function decideCancel(
-  tx: SimTransaction,
-  req: RefundRequest | null,
-  now: number,
-): CancelOutcome {
+export function decideCancel(tx: SimTransaction, now: number): CancelOutcome {
+  if (!isDue(tx, now) && isPaid(tx)) {
+    return { kind: 'answered', answer: refusal(412, REFUSAL.settled) };
+  }
+  return decide(tx, null, now);
+}
+
+/**
+ * POST /v2/{order_id}/refund and /v2/{order_id}/refund/online/direct: refunds a paid
+ * transaction (idempotent on refund_key, the whole amount when none is given) and refuses
+ * an unpaid one.
+ */
+export function decideRefund(tx: SimTransaction, req: RefundRequest | null, now: number) {
+  return decide(tx, req ?? {}, now);
+}
+
+function decide(tx: SimTransaction, req: RefundRequest | null, now: number): CancelOutcome {
   if (isDue(tx, now)) {
     const next = expired(tx);
     const answer =
@@ -208,7 +223,7 @@ export function decideCancel(
     };
   }
 
-  // Paid: the cancel operation refunds.
+  // Paid: a refund.
   const key = req?.refund_key;
   const earlier = key === undefined ? undefined : tx.refunds?.find((r) => r.refund_key === key);
   if (earlier) return { kind: 'answered', answer: earlier.answer };
