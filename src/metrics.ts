@@ -30,3 +30,10 @@ export const inboundWebhooks = new Counter({
   labelNames: ['provider', 'status'] as const,
   registers: [registry],
 });
+
+export const paymentExceptions = new Counter({
+  name: 'paygate_payment_exceptions_total',
+  help: 'Money a provider moved that the payment state cannot show, by kind (admin exceptions)',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});

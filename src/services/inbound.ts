@@ -14,6 +14,7 @@ import {
   type InboundAction,
   type InboundEvent,
 } from '../providers/types.js';
+import { lateChargeKind, recordException } from './exceptions.js';
 import { finalizePayment } from './finalize.js';
 
 export interface InboundDeps {
@@ -185,9 +186,9 @@ async function apply(
         enrichment: action.enrichment,
         subscriptionId: ev.subscriptionId,
       });
-      return done
-        ? { ack: ACK, outcome: `finalized_${action.outcome}` }
-        : { ack: ALREADY, outcome: 'already_finalized' };
+      if (done) return { ack: ACK, outcome: `finalized_${action.outcome}` };
+      if (action.outcome === 'succeeded') await lateCharge(deps, payment, ev);
+      return { ack: ALREADY, outcome: 'already_finalized' };
     }
     case 'capture_required':
       return capture(deps, slug, payment);
@@ -251,13 +252,44 @@ async function capture(
   }
 }
 
-/** card_psp renewal: a new succeeded payment, once per provider order (D9). */
+/**
+ * The provider reports a charge on a payment that is already terminal. A succeeded one is a
+ * duplicate; a canceled or failed one keeps its status (a terminal payment never moves) but
+ * the money the provider moved is put on record as an exception for the operator.
+ */
+async function lateCharge(deps: InboundDeps, payment: PaymentRow, ev: InboundEvent): Promise<void> {
+  const now = await findOne(deps.pool, 'id', [payment.id]);
+  const kind = now ? lateChargeKind(now) : null;
+  if (!now || !kind) return;
+  await recordException(deps.pool, deps.log, now, {
+    kind,
+    providerRef: now.provider_ref ?? ev.providerRef ?? '',
+    amountMinor: now.amount_minor,
+    currency: now.currency,
+  });
+}
+
+/**
+ * card_psp renewal: a new succeeded payment, once per provider order (docs/api.md#subscriptions).
+ * A renewal of a subscription whose first payment was canceled or failed is money the
+ * provider moved without a payment that may show it: an exception, never a succeeded child.
+ */
 async function renewal(
   deps: InboundDeps,
   slug: ProviderSlug,
   first: PaymentRow,
   action: Extract<InboundAction, { kind: 'renewal' }>,
 ): Promise<{ ack: Ack; outcome: string }> {
+  const kind = lateChargeKind(first);
+  if (kind) {
+    const recorded = await recordException(deps.pool, deps.log, first, {
+      kind,
+      providerRef: action.providerRef,
+      amountMinor: action.amountMinor,
+      currency: action.currency,
+    });
+    return { ack: ALREADY, outcome: recorded ? `exception_${kind}` : 'already_finalized' };
+  }
   const created = await withTransaction(deps.pool, async (tx) => {
     const res = await tx.query<PaymentRow>(
       `INSERT INTO payments (id, app_id, mode, status, amount_minor, currency, method, provider, provider_ref,

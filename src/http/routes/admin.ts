@@ -15,6 +15,7 @@ import { adminRefund } from '../../services/refunds.js';
 import { listInboundEvents } from '../../services/inboundArchive.js';
 import { registry } from '../../metrics.js';
 import { header, jsonBody, rawBody, sendJson } from '../reply.js';
+import { listExceptions, resolveException } from '../../services/exceptions.js';
 import { registerOpsRoutes, requestAudit } from './adminOps.js';
 import { registerReportRoutes } from './adminReports.js';
 
@@ -108,6 +109,13 @@ export function adminRoutes(gw: Gateway) {
         const limit = parseLimit(req.query.limit);
         return sendJson(reply, 200, { deliveries: await listDeliveries(gw.pool, status, limit) });
       },
+    );
+    app.get<{ Querystring: { limit?: string; before?: string } }>(
+      '/exceptions',
+      async (req, reply) => sendJson(reply, 200, await listExceptions(gw.pool, req.query)),
+    );
+    app.post<{ Params: { id: string } }>('/exceptions/:id/resolve', async (req, reply) =>
+      sendJson(reply, 200, await resolveException(gw.pool, req.params.id, jsonBody(req))),
     );
     registerReportRoutes(app, gw);
     registerOpsRoutes(app, gw);

@@ -1,0 +1,90 @@
+import type { Queryable } from './pool.js';
+
+export type ExceptionKind = 'paid_after_cancel' | 'paid_after_failure' | 'unrequested_refund';
+
+export interface ExceptionRow {
+  id: string;
+  payment_id: string;
+  app_id: string;
+  kind: ExceptionKind;
+  provider: string;
+  provider_ref: string;
+  amount_minor: number;
+  currency: string;
+  detected_at: Date;
+  resolution: 'manual' | 'refunded' | 'resolved';
+  note: string | null;
+  resolved_at: Date | null;
+}
+
+const COLUMNS = `id, payment_id, app_id, kind, provider, provider_ref, amount_minor,
+  currency, detected_at, resolution, note, resolved_at`;
+
+export interface NewException {
+  id: string;
+  paymentId: string;
+  appId: string;
+  kind: ExceptionKind;
+  provider: string;
+  providerRef: string;
+  amountMinor: number;
+  currency: string;
+}
+
+/** Records an exception once; null when the same money was already on record. */
+export async function insertException(
+  db: Queryable,
+  e: NewException,
+): Promise<ExceptionRow | null> {
+  const res = await db.query<ExceptionRow>(
+    `INSERT INTO payment_exceptions (id, payment_id, app_id, kind, provider, provider_ref,
+       amount_minor, currency, resolution)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'manual')
+     ON CONFLICT (payment_id, kind, provider_ref) DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [e.id, e.paymentId, e.appId, e.kind, e.provider, e.providerRef, e.amountMinor, e.currency],
+  );
+  return res.rows[0] ?? null;
+}
+
+/** Newest first; `before` is the id of the last row of the previous page. */
+export async function listExceptions(
+  db: Queryable,
+  limit: number,
+  before: string | null,
+): Promise<ExceptionRow[] | null> {
+  if (before !== null) {
+    const cursor = await db.query('SELECT 1 FROM payment_exceptions WHERE id = $1', [before]);
+    if (cursor.rowCount === 0) return null;
+  }
+  const res = await db.query<ExceptionRow>(
+    `SELECT ${COLUMNS} FROM payment_exceptions
+     WHERE $2::text IS NULL
+        OR (detected_at, id) < (SELECT detected_at, id FROM payment_exceptions WHERE id = $2)
+     ORDER BY detected_at DESC, id DESC LIMIT $1`,
+    [limit, before],
+  );
+  return res.rows;
+}
+
+export async function findException(db: Queryable, id: string): Promise<ExceptionRow | null> {
+  const res = await db.query<ExceptionRow>(
+    `SELECT ${COLUMNS} FROM payment_exceptions WHERE id = $1`,
+    [id],
+  );
+  return res.rows[0] ?? null;
+}
+
+/** manual -> resolved, once: a conditional update, so two operators cannot both resolve it. */
+export async function resolveException(
+  db: Queryable,
+  id: string,
+  note: string,
+): Promise<ExceptionRow | null> {
+  const res = await db.query<ExceptionRow>(
+    `UPDATE payment_exceptions SET resolution = 'resolved', note = $2, resolved_at = now()
+     WHERE id = $1 AND resolution = 'manual' RETURNING ${COLUMNS}`,
+    [id, note],
+  );
+  return res.rows[0] ?? null;
+}

@@ -1,0 +1,105 @@
+import * as exceptionsDb from '../db/exceptions.js';
+import type { ExceptionKind, ExceptionRow } from '../db/exceptions.js';
+import type { PaymentRow } from '../db/payments.js';
+import type { Pool, Queryable } from '../db/pool.js';
+import { parseListLimit } from '../domain/adminQuery.js';
+import { ApiError } from '../domain/errors.js';
+import { isPaymentId, newId } from '../domain/ids.js';
+import { paymentExceptions } from '../metrics.js';
+
+/** What a provider reported that the payment's state cannot show (docs/api.md#exceptions). */
+export interface DetectedCharge {
+  kind: ExceptionKind;
+  providerRef: string;
+  amountMinor: number;
+  currency: string;
+}
+
+/** The kind of a charge the provider reports on a payment that will never be succeeded. */
+export function lateChargeKind(payment: PaymentRow): ExceptionKind | null {
+  if (payment.status === 'canceled') return 'paid_after_cancel';
+  if (payment.status === 'failed') return 'paid_after_failure';
+  return null;
+}
+
+/**
+ * Records the exception once (a redelivered event finds it on record), logs it at error
+ * level and counts it. Returns the new row, or null when it was already recorded.
+ */
+export async function recordException(
+  db: Queryable,
+  log: { error(obj: object, msg: string): void },
+  payment: PaymentRow,
+  charge: DetectedCharge,
+): Promise<ExceptionRow | null> {
+  const row = await exceptionsDb.insertException(db, {
+    id: newId(),
+    paymentId: payment.id,
+    appId: payment.app_id,
+    kind: charge.kind,
+    provider: payment.provider,
+    providerRef: charge.providerRef,
+    amountMinor: charge.amountMinor,
+    currency: charge.currency,
+  });
+  if (row) {
+    paymentExceptions.inc({ kind: row.kind });
+    log.error(
+      {
+        exception_id: row.id,
+        payment_id: row.payment_id,
+        kind: row.kind,
+        provider: row.provider,
+        provider_ref: row.provider_ref,
+        amount_minor: row.amount_minor,
+        currency: row.currency,
+      },
+      'provider moved money the payment state cannot show: operator action needed',
+    );
+  }
+  return row;
+}
+
+export function toExceptionView(e: ExceptionRow) {
+  return {
+    id: e.id,
+    payment_id: e.payment_id,
+    app_id: e.app_id,
+    kind: e.kind,
+    provider: e.provider,
+    provider_ref: e.provider_ref,
+    amount_minor: e.amount_minor,
+    currency: e.currency,
+    detected_at: e.detected_at.toISOString(),
+    resolution: e.resolution,
+    note: e.note,
+    resolved_at: e.resolved_at?.toISOString() ?? null,
+  };
+}
+
+/** GET /admin/exceptions: newest first, limit/before paging like the other admin lists. */
+export async function listExceptions(
+  db: Pool,
+  q: { limit?: string; before?: string },
+): Promise<{ exceptions: ReturnType<typeof toExceptionView>[] }> {
+  const limit = parseListLimit(q.limit);
+  const before = q.before === undefined || q.before === '' ? null : q.before;
+  if (before !== null && !isPaymentId(before)) throw badCursor();
+  const rows = await exceptionsDb.listExceptions(db, limit, before);
+  if (!rows) throw badCursor();
+  return { exceptions: rows.map(toExceptionView) };
+}
+
+const badCursor = () => new ApiError(400, 'before must be an exception id from a previous page');
+
+/** POST /admin/exceptions/{id}/resolve with { "note": "..." }: manual -> resolved, once. */
+export async function resolveException(db: Pool, id: string, body: unknown) {
+  const note = (body as { note?: unknown } | null)?.note;
+  if (typeof note !== 'string' || note.trim() === '') throw new ApiError(400, 'note is required');
+  if (note.length > 2000) throw new ApiError(400, 'note must be at most 2000 characters');
+  const found = isPaymentId(id) ? await exceptionsDb.findException(db, id) : null;
+  if (!found) throw new ApiError(404, 'exception not found');
+  const resolved = await exceptionsDb.resolveException(db, id, note);
+  if (!resolved) throw new ApiError(422, `exception already ${found.resolution}`);
+  return toExceptionView(resolved);
+}

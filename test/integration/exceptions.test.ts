@@ -1,0 +1,244 @@
+/**
+ * Money a provider moved is always on record: card_psp cannot close an open checkout, so a
+ * buyer can pay a payment the operator canceled, and its subscription can renew. The
+ * payment stays canceled; each charge becomes an exception the operator sees and resolves.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { AppWithSecrets } from '../../src/services/apps.js';
+import { assertError, assertTimestamp, paymentBody, sql } from '../helpers/core.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+let gw: TestGateway;
+let app: AppWithSecrets;
+
+before(async () => {
+  gw = await startTestGateway();
+  app = await gw.createApp();
+});
+after(async () => {
+  await gw?.stop();
+});
+
+interface ExceptionView {
+  id: string;
+  payment_id: string;
+  app_id: string;
+  kind: string;
+  provider: string;
+  provider_ref: string;
+  amount_minor: number;
+  currency: string;
+  detected_at: string;
+  resolution: string;
+  note: string | null;
+  resolved_at: string | null;
+}
+
+async function cardPayment(): Promise<{ id: string; ref: string }> {
+  const res = await gw.v1(
+    app,
+    'POST',
+    '/v1/payments',
+    paymentBody({
+      currency: 'USD',
+      method: 'card_psp',
+      amount_minor: 1999,
+      metadata: { card_psp_product_id: 'prod_pro_monthly' },
+    }),
+  );
+  assert.equal(res.status, 201, res.text);
+  const body = res.json<{ payment_id: string; checkout_url: string }>();
+  return { id: body.payment_id, ref: new URL(body.checkout_url).pathname.split('/').pop() ?? '' };
+}
+
+async function act(ref: string, action: string) {
+  const res = await fetch(`${gw.url}/sim/card_psp/payments/${ref}/${action}`, { method: 'POST' });
+  const text = await res.text();
+  assert.equal(res.status, 200, text);
+  return JSON.parse(text) as { gateway_status: number; gateway_body: string };
+}
+
+async function exceptionsOf(paymentId: string): Promise<ExceptionView[]> {
+  const res = await gw.admin('GET', '/admin/exceptions?limit=1000');
+  assert.equal(res.status, 200, res.text);
+  return res
+    .json<{ exceptions: ExceptionView[] }>()
+    .exceptions.filter((e) => e.payment_id === paymentId);
+}
+
+async function status(id: string): Promise<string> {
+  const res = await gw.v1(app, 'GET', `/v1/payments/${id}`);
+  return res.json<{ status: string }>().status;
+}
+
+const ALREADY = '{"acknowledged":true,"action":"already_finalized"}';
+
+test('paid after an operator cancel: the payment stays canceled, the charge is an exception', async () => {
+  const p = await cardPayment();
+  const canceled = await gw.admin('POST', `/admin/payments/${p.id}/cancel`);
+  assert.equal(canceled.status, 200, canceled.text);
+
+  // The provider's checkout was still payable: the buyer pays, the provider charges.
+  const paid = await act(p.ref, 'pay');
+  assert.deepEqual(paid, { gateway_status: 200, gateway_body: ALREADY });
+  assert.equal(await status(p.id), 'canceled');
+
+  const [e, ...rest] = await exceptionsOf(p.id);
+  assert.deepEqual(rest, []);
+  assert.ok(e);
+  assert.match(e.id, /^[0-9a-f]{32}$/);
+  assertTimestamp(e.detected_at);
+  assert.deepEqual(
+    { ...e, id: '', detected_at: '' },
+    {
+      id: '',
+      payment_id: p.id,
+      app_id: app.app_id,
+      kind: 'paid_after_cancel',
+      provider: 'card_psp',
+      provider_ref: p.ref,
+      amount_minor: 1999,
+      currency: 'USD',
+      detected_at: '',
+      resolution: 'manual',
+      note: null,
+      resolved_at: null,
+    },
+  );
+
+  // A redelivery of the same provider event records nothing twice.
+  const [archived] = await sql<{ headers: Record<string, string>; raw_body: Buffer }>(
+    gw.databaseUrl,
+    `SELECT headers, raw_body FROM inbound_events
+     WHERE payment_id = $1 AND outcome = 'already_finalized' AND signature_valid ORDER BY id LIMIT 1`,
+    [p.id],
+  );
+  assert.ok(archived);
+  const again = await fetch(`${gw.url}/webhooks/card_psp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': archived.headers['webhook-id'] ?? '',
+      'webhook-timestamp': archived.headers['webhook-timestamp'] ?? '',
+      'webhook-signature': archived.headers['webhook-signature'] ?? '',
+    },
+    body: archived.raw_body,
+  });
+  assert.equal(again.status, 200, await again.text());
+  assert.equal((await exceptionsOf(p.id)).length, 1);
+
+  // Its subscription renews: another exception, never a succeeded child of a canceled payment.
+  const renewed = await act(p.ref, 'renew');
+  assert.deepEqual(renewed, { gateway_status: 200, gateway_body: ALREADY });
+  const children = await sql(
+    gw.databaseUrl,
+    'SELECT id FROM payments WHERE parent_payment_id = $1',
+    [p.id],
+  );
+  assert.deepEqual(children, []);
+  const both = await exceptionsOf(p.id);
+  assert.equal(both.length, 2);
+  const renewal = both.find((x) => x.provider_ref !== p.ref);
+  assert.equal(renewal?.kind, 'paid_after_cancel');
+  assert.equal(renewal?.amount_minor, 1999);
+  assert.equal(renewal?.resolution, 'manual');
+
+  const metrics = await gw.admin('GET', '/metrics');
+  assert.match(metrics.text, /paygate_payment_exceptions_total\{kind="paid_after_cancel"\} [2-9]/);
+});
+
+test('paid after a failure is an exception of its own kind', async () => {
+  const p = await cardPayment();
+  await act(p.ref, 'fail');
+  assert.equal(await status(p.id), 'failed');
+  // The buyer retries on the provider's page and the card goes through this time.
+  await sql(
+    gw.databaseUrl,
+    `UPDATE sim_objects SET data = jsonb_set(data, '{status}', '"open"')
+     WHERE provider = 'card_psp' AND kind = 'checkout' AND id = $1`,
+    [p.ref],
+  );
+  const paid = await act(p.ref, 'pay');
+  assert.deepEqual(paid, { gateway_status: 200, gateway_body: ALREADY });
+  assert.equal(await status(p.id), 'failed');
+  const [e] = await exceptionsOf(p.id);
+  assert.equal(e?.kind, 'paid_after_failure');
+});
+
+test('resolve: a note marks a manual exception resolved once', async () => {
+  const p = await cardPayment();
+  await gw.admin('POST', `/admin/payments/${p.id}/cancel`);
+  await act(p.ref, 'pay');
+  const [e] = await exceptionsOf(p.id);
+  assert.ok(e);
+  const path = `/admin/exceptions/${e.id}/resolve`;
+  assertError(await gw.admin('POST', path, {}), 400, 'note is required');
+  assertError(await gw.admin('POST', path, { note: '  ' }), 400, 'note is required');
+  assertError(await gw.admin('POST', path, { note: 7 }), 400, 'note is required');
+  assertError(
+    await gw.admin('POST', path, { note: 'x'.repeat(2001) }),
+    400,
+    'note must be at most 2000 characters',
+  );
+  const ok = await gw.admin('POST', path, { note: 'refunded in the provider dashboard' });
+  assert.equal(ok.status, 200, ok.text);
+  const resolved = ok.json<ExceptionView>();
+  assert.equal(resolved.resolution, 'resolved');
+  assert.equal(resolved.note, 'refunded in the provider dashboard');
+  assertTimestamp(resolved.resolved_at);
+  assertError(await gw.admin('POST', path, { note: 'again' }), 422, 'exception already resolved');
+  assertError(
+    await gw.admin('POST', `/admin/exceptions/${'0'.repeat(32)}/resolve`, { note: 'n' }),
+    404,
+    'exception not found',
+  );
+  assertError(
+    await gw.admin('POST', '/admin/exceptions/nope/resolve', { note: 'n' }),
+    404,
+    'exception not found',
+  );
+});
+
+test('list: newest first, limit and before paging, 400s, admin token only', async () => {
+  const all = (await gw.admin('GET', '/admin/exceptions?limit=1000')).json<{
+    exceptions: ExceptionView[];
+  }>().exceptions;
+  assert.ok(all.length >= 3);
+  const times = all.map((e) => Date.parse(e.detected_at));
+  assert.deepEqual(
+    times,
+    [...times].sort((a, b) => b - a),
+  );
+  const first = (await gw.admin('GET', '/admin/exceptions?limit=1')).json<{
+    exceptions: ExceptionView[];
+  }>().exceptions;
+  assert.deepEqual(
+    first.map((e) => e.id),
+    [all[0]?.id],
+  );
+  const next = (await gw.admin('GET', `/admin/exceptions?limit=2&before=${all[0]?.id}`)).json<{
+    exceptions: ExceptionView[];
+  }>().exceptions;
+  assert.deepEqual(
+    next.map((e) => e.id),
+    all.slice(1, 3).map((e) => e.id),
+  );
+  for (const bad of ['0', '1001', 'x']) {
+    assertError(
+      await gw.admin('GET', `/admin/exceptions?limit=${bad}`),
+      400,
+      'limit must be an integer from 1 to 1000',
+    );
+  }
+  for (const bad of ['nope', '0'.repeat(32)]) {
+    assertError(
+      await gw.admin('GET', `/admin/exceptions?before=${bad}`),
+      400,
+      'before must be an exception id from a previous page',
+    );
+  }
+  const anon = await fetch(`${gw.url}/admin/exceptions`);
+  assert.equal(anon.status, 401);
+  assert.equal(await anon.text(), 'unauthorized');
+});
