@@ -8,6 +8,7 @@ import type { Pool } from './db/pool.js';
 import type { Logger } from './logger.js';
 import { ProviderRegistry, type GatewayUrls } from './providers/registry.js';
 import { appSigningSecret } from './services/apps.js';
+import { SourceRateLimiter } from './services/sourceRateLimit.js';
 import { SimClock } from './simulators/common.js';
 
 export type Phase = 'starting' | 'ready' | 'draining';
@@ -35,6 +36,8 @@ export interface Gateway {
   now(): number;
   /** The simulators' clock, movable by tests; never the gateway's own time. */
   simClock: SimClock;
+  /** Bad-signature webhooks per source address, this process only (docs/operations.md). */
+  unverifiedWebhooks: SourceRateLimiter;
 }
 
 export function createGateway(
@@ -73,6 +76,10 @@ export function createGateway(
     paymentReads: new PaymentReadBatcher(pool),
     now: () => Date.now(),
     simClock: new SimClock(),
+    unverifiedWebhooks: new SourceRateLimiter(
+      config.webhooks.unverifiedPerMinute,
+      config.webhooks.unverifiedBurst,
+    ),
   };
 }
 

@@ -216,12 +216,19 @@ export function replyToAction(
   return reply.code(200).type('text/html; charset=utf-8').send(html);
 }
 
+/** The furthest POST /sim/clock may move the simulators ahead of real time: ten years. */
+export const MAX_SIM_CLOCK_OFFSET_MS = 10 * 365 * 86_400_000;
+
 /**
  * The simulators' clock. Tests move it forward (POST /sim/clock, or directly in-process) to
  * pass QR expiry and refund windows without waiting; it never affects the gateway's own clock.
  */
 export class SimClock {
   private offsetMs = 0;
+  /** How far ahead of real time the simulators are. */
+  get offset(): number {
+    return this.offsetMs;
+  }
   now(): number {
     return Date.now() + this.offsetMs;
   }
