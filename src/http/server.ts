@@ -21,6 +21,9 @@ import { webhookRoutes } from './routes/webhooks.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
+/** PostgreSQL's character_not_in_repertoire and untranslatable_character. */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
 /** Routes whose parameter is a payment id: a malformed one is that payment not found. */
 const PAYMENT_ID_PATH = /^\/(v1|admin)\/payments\/[^?]/;
 
@@ -117,6 +120,10 @@ export function buildHttpServer(gw: Gateway) {
         err.statusCode,
         err.statusCode === 400 ? 'bad request' : 'request error',
       );
+    }
+    // Text PostgreSQL cannot store (a NUL byte, an unpaired surrogate) came from the client.
+    if (UNSTORABLE_TEXT.has(String((err as { code?: unknown }).code))) {
+      return sendText(reply, 400, 'bad request');
     }
     req.log.error({ err, reqId: req.id, url: req.url.split('?')[0] }, 'unhandled error');
     return sendText(reply, 500, 'internal error');

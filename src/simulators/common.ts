@@ -23,6 +23,8 @@ export class SimStore<T extends object> {
   ) {}
 
   async get(id: string): Promise<T | null> {
+    // PostgreSQL text cannot hold NUL: no such object, rather than a query error.
+    if (id.includes('\0')) return null;
     const res = await this.db.query<{ data: T }>(
       'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND id = $3',
       [this.provider, this.kind, id],
@@ -31,6 +33,7 @@ export class SimStore<T extends object> {
   }
 
   async findByIdempotencyKey(key: string): Promise<T | null> {
+    if (key.includes('\0')) return null;
     const res = await this.db.query<{ data: T }>(
       'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND idempotency_key = $3',
       [this.provider, this.kind, key],
@@ -91,6 +94,7 @@ export class SimStore<T extends object> {
    * update returns the new data, or null to leave the object unchanged.
    */
   async update(id: string, update: (current: T) => T | null): Promise<T | null> {
+    if (id.includes('\0')) return null;
     const db = this.db as Queryable & { connect?: () => Promise<import('pg').PoolClient> };
     if (!db.connect) throw new Error('SimStore.update needs a pool');
     const client = await db.connect();
