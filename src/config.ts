@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import {
   existsSync,
   linkSync,
@@ -28,6 +29,39 @@ export interface DeliveryConfig {
   timeoutMs: number;
 }
 
+/** Bounds of the HTTP server against slow, silent or numerous clients. */
+export interface HttpLimitsConfig {
+  /** Time to receive a request's headers; also closes a connection that never sends a byte. */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request (headers and body); not the time to answer it. */
+  requestTimeoutMs: number;
+  /** An open keep-alive connection with no request in flight is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** A socket with no traffic in either direction for this long is destroyed. */
+  idleTimeoutMs: number;
+  /** How often the header and request timeouts are checked (their granularity). */
+  connectionsCheckIntervalMs: number;
+  /** Open connections per process; more are refused at accept. */
+  maxConnections: number;
+}
+
+/** Bounds on what unauthenticated callers of /webhooks/<provider> can make the gateway store. */
+export interface WebhookLimitsConfig {
+  /** Largest body accepted per provider, in bytes (413 body too large beyond it). */
+  bodyLimitBytes: Record<ProviderSlug, number>;
+  /** Bytes of a rejected (bad signature) body kept in the archive, with its size and hash. */
+  rejectedBodyBytes: number;
+  /** Bad-signature webhooks a source address may send per minute (token refill rate). */
+  unverifiedPerMinute: number;
+  /** Bad-signature webhooks a source address may send at once (bucket size). */
+  unverifiedBurst: number;
+  /** Archived bad-signature rows are deleted after this many days. */
+  rejectedRetentionDays: number;
+}
+
+/** Fastify's trustProxy: false (the socket address), a hop count, or trusted proxy addresses. */
+export type TrustProxy = false | number | string;
+
 export interface Config {
   env: 'development' | 'production';
   port: number;
@@ -53,6 +87,9 @@ export interface Config {
   logLevel: string;
   /** Processes serving one port through the cluster module (WORKERS); 1 = no cluster. */
   workers: number;
+  http: HttpLimitsConfig;
+  webhooks: WebhookLimitsConfig;
+  trustProxy: TrustProxy;
 }
 
 export class ConfigError extends Error {}
@@ -225,6 +262,87 @@ function loadProviderEndpoints(env: Env): ProviderEndpoints {
   return out;
 }
 
+/** Publicly documented maxima do not exist; these sit well above the largest real bodies. */
+const WEBHOOK_BODY_LIMIT_DEFAULTS: Record<ProviderSlug, number> = {
+  idr_psp: 64 * 1024,
+  card_psp: 256 * 1024,
+  wallet_psp: 128 * 1024,
+};
+
+function loadHttpLimits(env: Env, providerTimeoutMs: number): HttpLimitsConfig {
+  const http: HttpLimitsConfig = {
+    headersTimeoutMs: intVar(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: intVar(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    keepAliveTimeoutMs: intVar(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
+    idleTimeoutMs: intVar(
+      env,
+      'HTTP_IDLE_TIMEOUT_MS',
+      Math.max(120_000, 4 * providerTimeoutMs),
+      1000,
+      3_600_000,
+    ),
+    connectionsCheckIntervalMs: intVar(env, 'HTTP_CONNECTIONS_CHECK_INTERVAL_MS', 1000, 10, 60_000),
+    maxConnections: intVar(env, 'HTTP_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+  };
+  // Node refuses a headers timeout above the request timeout.
+  if (http.headersTimeoutMs > http.requestTimeoutMs) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
+  // A silent socket is one waiting on us too: an admin cancel can wait on two provider calls.
+  if (http.idleTimeoutMs <= 2 * providerTimeoutMs) {
+    throw new ConfigError('HTTP_IDLE_TIMEOUT_MS must be more than twice PROVIDER_TIMEOUT_MS');
+  }
+  return http;
+}
+
+function loadWebhookLimits(env: Env): WebhookLimitsConfig {
+  const bodyLimitBytes = {} as Record<ProviderSlug, number>;
+  for (const p of PROVIDERS) {
+    bodyLimitBytes[p] = intVar(
+      env,
+      `WEBHOOK_BODY_LIMIT_${p.toUpperCase()}`,
+      WEBHOOK_BODY_LIMIT_DEFAULTS[p],
+      1024,
+      1024 * 1024,
+    );
+  }
+  return {
+    bodyLimitBytes,
+    rejectedBodyBytes: intVar(env, 'WEBHOOK_REJECTED_BODY_BYTES', 4096, 0, 1024 * 1024),
+    unverifiedPerMinute: intVar(env, 'WEBHOOK_UNVERIFIED_PER_MINUTE', 60, 1, 1_000_000),
+    unverifiedBurst: intVar(env, 'WEBHOOK_UNVERIFIED_BURST', 20, 1, 1_000_000),
+    rejectedRetentionDays: intVar(env, 'WEBHOOK_REJECTED_RETENTION_DAYS', 7, 1, 3650),
+  };
+}
+
+/**
+ * Off by default: the rate limit keys on the socket address. Behind a proxy, a hop count or
+ * the proxies' addresses make X-Forwarded-For the source; "true" (trust any sender) is
+ * refused, since then every client could pick its own address.
+ */
+function trustProxyVar(env: Env): TrustProxy {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '' || ['false', 'off', 'no', '0'].includes(raw.toLowerCase())) return false;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > 10) throw new ConfigError('TRUST_PROXY hop count must be between 0 and 10');
+    return hops;
+  }
+  const entries = raw.split(',').map((e) => e.trim());
+  for (const e of entries) {
+    const [addr, bits, extra] = e.split('/');
+    const family = isIP(addr ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
+    if (family === 0 || !bitsOk || extra !== undefined) {
+      throw new ConfigError(
+        `TRUST_PROXY must be off, a hop count, or proxy addresses/CIDRs separated by commas, got "${e}"`,
+      );
+    }
+  }
+  return entries.join(',');
+}
+
 function camel(name: string): string {
   return name.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 }
@@ -245,6 +363,12 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('MASTER_KEY is required when PAYGATE_ENV=production');
   }
   const maxAttempts = intVar(env, 'DELIVERY_MAX_ATTEMPTS', 16, 1, 100);
+  const simulators = boolVar(env, 'SIMULATORS', !isProd);
+  // The simulators' controls take no authentication (they stand in for a provider's pages).
+  if (isProd && simulators) {
+    throw new ConfigError('SIMULATORS cannot be on when PAYGATE_ENV=production');
+  }
+  const providerTimeoutMs = intVar(env, 'PROVIDER_TIMEOUT_MS', 15_000, 100, 120_000);
   const settings: Omit<
     Config,
     'masterKey' | 'adminToken' | 'adminTokenGenerated' | 'adminTokenFile'
@@ -256,7 +380,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     embeddedPgPort: intVar(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
     publicBaseUrl: urlVar(env, 'PUBLIC_BASE_URL'),
-    simulators: boolVar(env, 'SIMULATORS', !isProd),
+    simulators,
     idrPspDirectQr: boolVar(env, 'IDR_PSP_DIRECT_QR', false),
     allowPrivateWebhookTargets: boolVar(env, 'ALLOW_PRIVATE_WEBHOOK_TARGETS', false),
     delivery: {
@@ -265,10 +389,13 @@ export function loadConfig(env: Env = process.env): Config {
       maxDelayMs: intVar(env, 'DELIVERY_MAX_DELAY_MS', 3_600_000, 1, 86_400_000),
       timeoutMs: intVar(env, 'DELIVERY_TIMEOUT_MS', 10_000, 1, 600_000),
     },
-    providerTimeoutMs: intVar(env, 'PROVIDER_TIMEOUT_MS', 15_000, 100, 120_000),
+    providerTimeoutMs,
     providerEndpoints: loadProviderEndpoints(env),
     logLevel: env.LOG_LEVEL || 'info',
     workers: intVar(env, 'WORKERS', 1, 1, 64),
+    http: loadHttpLimits(env, providerTimeoutMs),
+    webhooks: loadWebhookLimits(env),
+    trustProxy: trustProxyVar(env),
   };
   // Secrets kept in DATA_DIR last: a configuration with an error writes nothing.
   const masterKey = loadMasterKey(env, isProd, dataDir);

@@ -9,6 +9,7 @@ import type { Pool } from './db/pool.js';
 import type { Logger } from './logger.js';
 import { ProviderRegistry, type GatewayUrls } from './providers/registry.js';
 import { appSigningSecret } from './services/apps.js';
+import { SourceRateLimiter } from './services/sourceRateLimit.js';
 import { SimClock } from './simulators/common.js';
 
 export type Phase = 'starting' | 'ready' | 'draining';
@@ -38,6 +39,8 @@ export interface Gateway {
   simClock: SimClock;
   /** How webhook hosts are resolved and connected to (checked for live apps). */
   webhookNetwork: WebhookNetwork;
+  /** Bad-signature webhooks per source address, this process only (docs/operations.md). */
+  unverifiedWebhooks: SourceRateLimiter;
 }
 
 export function createGateway(
@@ -78,6 +81,10 @@ export function createGateway(
     now: () => Date.now(),
     simClock: new SimClock(),
     webhookNetwork,
+    unverifiedWebhooks: new SourceRateLimiter(
+      config.webhooks.unverifiedPerMinute,
+      config.webhooks.unverifiedBurst,
+    ),
   };
 }
 

@@ -37,3 +37,16 @@ export const paymentExceptions = new Counter({
   labelNames: ['kind'] as const,
   registers: [registry],
 });
+
+export const webhooksRateLimited = new Counter({
+  name: 'paygate_webhooks_rate_limited_total',
+  help: 'Inbound webhooks refused with 429: bad signature from a source over its allowance',
+  labelNames: ['provider'] as const,
+  registers: [registry],
+});
+
+export const connectionsDropped = new Counter({
+  name: 'paygate_http_connections_dropped_total',
+  help: 'Connections refused at accept because HTTP_MAX_CONNECTIONS were open',
+  registers: [registry],
+});

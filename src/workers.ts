@@ -1,4 +1,5 @@
 import { purgeExpired } from './db/idempotency.js';
+import { purgeRejectedInbound } from './db/inbound.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { serviceDeps, type Gateway } from './gateway.js';
 import { reconcileDue } from './services/reconciler.js';
@@ -28,6 +29,10 @@ export async function startWorkers(gw: Gateway): Promise<Workers> {
   };
   every(PURGE_EVERY_MS, 'idempotency key purge', async () => {
     while ((await purgeExpired(gw.pool)) > 0 && gw.phase === 'ready');
+  });
+  every(PURGE_EVERY_MS, 'rejected webhook purge', async () => {
+    const days = gw.config.webhooks.rejectedRetentionDays;
+    while ((await purgeRejectedInbound(gw.pool, days)) > 0 && gw.phase === 'ready');
   });
   every(RECONCILE_EVERY_MS, 'reconciler', () => reconcileDue(gw));
   every(RECONCILE_EVERY_MS, 'refund retry', () => retryUnansweredRefunds(serviceDeps(gw)));

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Queryable } from './pool.js';
 
@@ -11,18 +12,60 @@ function keptHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
+/**
+ * Archives a webhook before it is verified: its first keepBytes bytes (all of it when it
+ * fits), its full size and SHA-256. restoreFullBody completes a truncated row once verified.
+ */
 export async function archiveInbound(
   db: Queryable,
   provider: string,
   headers: IncomingHttpHeaders,
   rawBody: Buffer,
-): Promise<number> {
+  keepBytes: number,
+): Promise<{ id: number; truncated: boolean }> {
+  const truncated = rawBody.length > keepBytes;
   const res = await db.query<{ id: string }>({
     name: 'inbound_archive',
-    text: `INSERT INTO inbound_events (provider, headers, raw_body) VALUES ($1, $2, $3) RETURNING id`,
-    values: [provider, JSON.stringify(keptHeaders(headers)), rawBody],
+    text: `INSERT INTO inbound_events (provider, headers, raw_body, body_size, body_sha256, body_truncated)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+    values: [
+      provider,
+      JSON.stringify(keptHeaders(headers)),
+      truncated ? rawBody.subarray(0, keepBytes) : rawBody,
+      rawBody.length,
+      createHash('sha256').update(rawBody).digest('hex'),
+      truncated,
+    ],
   });
-  return Number(res.rows[0]?.id);
+  return { id: Number(res.rows[0]?.id), truncated };
+}
+
+export async function restoreFullBody(db: Queryable, id: number, rawBody: Buffer): Promise<void> {
+  await db.query({
+    name: 'inbound_restore_body',
+    text: `UPDATE inbound_events SET raw_body = $2, body_truncated = false WHERE id = $1`,
+    values: [id, rawBody],
+  });
+}
+
+/**
+ * Deletes up to batch bad-signature rows older than the retention; SKIP LOCKED lets
+ * several instances purge at once without waiting on each other.
+ */
+export async function purgeRejectedInbound(
+  db: Queryable,
+  retentionDays: number,
+  batch = 1000,
+): Promise<number> {
+  const res = await db.query({
+    name: 'inbound_purge_rejected',
+    text: `DELETE FROM inbound_events WHERE id IN (
+         SELECT id FROM inbound_events
+         WHERE outcome = 'bad_signature' AND received_at < now() - $1 * interval '1 day'
+         ORDER BY received_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    values: [retentionDays, batch],
+  });
+  return res.rowCount ?? 0;
 }
 
 export interface InboundOutcome {
@@ -62,6 +105,9 @@ export interface InboundEventRow {
   payment_id: string | null;
   outcome: string;
   raw_body: Buffer;
+  body_size: number;
+  body_sha256: string;
+  body_truncated: boolean;
 }
 
 export async function listInbound(
@@ -70,7 +116,9 @@ export async function listInbound(
   limit: number,
 ): Promise<InboundEventRow[]> {
   const res = await db.query<InboundEventRow>(
-    `SELECT id::int AS id, provider, received_at, signature_valid, event_type, payment_id, outcome, raw_body
+    `SELECT id::int AS id, provider, received_at, signature_valid, event_type, payment_id, outcome, raw_body,
+       COALESCE(body_size, octet_length(raw_body)) AS body_size,
+       COALESCE(body_sha256, encode(sha256(raw_body), 'hex')) AS body_sha256, body_truncated
      FROM inbound_events WHERE ($1::text IS NULL OR payment_id = $1)
      ORDER BY received_at DESC, id DESC LIMIT $2`,
     [paymentId, limit],

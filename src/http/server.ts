@@ -4,10 +4,14 @@ import Fastify, {
   type FastifyError,
   type onSendAsyncHookHandler,
 } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { TrustProxy } from '../config.js';
 import { durable } from '../db/pool.js';
 import { ApiError } from '../domain/errors.js';
 import type { Gateway } from '../gateway.js';
 import { registerSimulators } from '../simulators/index.js';
+import { connectionsDropped } from '../metrics.js';
 import { isMarkedDurable, sendText } from './reply.js';
 import { adminRoutes, metricsRoute } from './routes/admin.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -17,24 +21,50 @@ import { webhookRoutes } from './routes/webhooks.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
+/** PostgreSQL's character_not_in_repertoire and untranslatable_character. */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
+/** Routes whose parameter is a payment id: a malformed one is that payment not found. */
+const PAYMENT_ID_PATH = /^\/(v1|admin)\/payments\/[^?]/;
+
 export type HttpServer = ReturnType<typeof buildHttpServer>;
 
 export function buildHttpServer(gw: Gateway) {
+  const limits = gw.config.http;
   const app = Fastify({
     // pino's Logger is a FastifyBaseLogger; naming the base type keeps route types default.
     loggerInstance: gw.log as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
+    // Slow or silent clients (docs/operations.md): a connection that sends nothing gets the
+    // headers timeout too; the request timeout covers receiving, never the time we take.
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: limits.connectionsCheckIntervalMs,
+    },
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionTimeout: limits.idleTimeoutMs,
+    trustProxy: trustProxyOption(gw.config.trustProxy),
+    // Node answers malformed requests itself: in the contract's plain text instead of JSON.
+    clientErrorHandler: plainTextClientError(gw.log),
+    // The router's own errors (bad percent-encoding, an overlong parameter).
+    // A path that does not percent-decode (an encoded lone surrogate, %FF) is refused before
+    // routing; a malformed payment id is an unknown payment.
+    frameworkErrors: (err, req, reply) => {
+      if (err.code !== 'FST_ERR_BAD_URL') req.log.warn({ err, reqId: req.id }, 'framework error');
+      if (PAYMENT_ID_PATH.test(req.url)) return sendText(reply, 404, 'payment not found');
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendText(reply, 414, 'uri too long');
+      return sendText(reply, 400, 'bad request');
+    },
     // Per-request access logs cost more than they tell at this volume; errors are logged.
     logController: new LogController({ disableRequestLogging: true }),
     // Our onRequest hook answers 503 with Retry-After in the contract's plain text (D10).
     return503OnClosing: false,
-    // A path that does not percent-decode (an encoded lone surrogate, %FF) is refused before
-    // routing; its answer is plain text like every other error, not Fastify's JSON.
-    frameworkErrors: (err, req, reply) => {
-      if (err.code !== 'FST_ERR_BAD_URL') req.log.warn({ err, reqId: req.id }, 'framework error');
-      sendText(reply, 400, 'bad request');
-    },
   });
+
+  app.server.maxConnections = limits.maxConnections;
+  app.server.on('drop', () => connectionsDropped.inc());
 
   // Every body is kept as raw bytes: request and webhook signatures cover the exact bytes,
   // and JSON is parsed by the handler after authentication.
@@ -79,7 +109,11 @@ export function buildHttpServer(gw: Gateway) {
       for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
       return sendText(reply, err.status, err.body);
     }
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendText(reply, 413, 'body too large');
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      // The rest of the body is not worth reading: close rather than drain it.
+      reply.header('Connection', 'close');
+      return sendText(reply, 413, 'body too large');
+    }
     if (req.url.startsWith('/webhooks/') && err.code?.startsWith('FST_ERR_CTP_')) {
       return sendText(reply, 400, 'body read');
     }
@@ -89,6 +123,10 @@ export function buildHttpServer(gw: Gateway) {
         err.statusCode,
         err.statusCode === 400 ? 'bad request' : 'request error',
       );
+    }
+    // Text PostgreSQL cannot store (a NUL byte, an unpaired surrogate) came from the client.
+    if (UNSTORABLE_TEXT.has(String((err as { code?: unknown }).code))) {
+      return sendText(reply, 400, 'bad request');
     }
     req.log.error({ err, reqId: req.id, url: req.url.split('?')[0] }, 'unhandled error');
     return sendText(reply, 500, 'internal error');
@@ -102,6 +140,41 @@ export function buildHttpServer(gw: Gateway) {
   app.register(adminRoutes(gw), { prefix: '/admin' });
   app.register(metricsRoute(gw));
   app.register(dashboardRoutes());
-  if (gw.config.simulators) app.register(registerSimulators(gw), { prefix: '/sim' });
+  // Their controls take no authentication: never part of a production deployment.
+  if (gw.config.simulators && gw.config.env !== 'production')
+    app.register(registerSimulators(gw), { prefix: '/sim' });
   return app;
+}
+
+/** A hop count trusts that many proxies nearest to us (Fastify's types take it as a function). */
+function trustProxyOption(
+  t: TrustProxy,
+): boolean | string | ((addr: string, hop: number) => boolean) {
+  return typeof t === 'number' ? (_addr, hop) => hop < t : t;
+}
+
+/** Node's client errors as status and plain-text body. */
+function clientErrorReply(code: string | undefined): [number, string] {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'request timeout'];
+  if (code === 'HPE_HEADER_OVERFLOW') return [431, 'headers too large'];
+  return [400, 'bad request'];
+}
+
+function plainTextClientError(log: { debug(obj: object, msg: string): void }) {
+  return (err: Error & { code?: string }, socket: Socket) => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    log.debug({ code: err.code }, 'client error');
+    // Node's own rule: never write into a response that has already begun on this socket.
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (!socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const [status, body] = clientErrorReply(err.code);
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      () => socket.destroy(),
+    );
+  };
 }

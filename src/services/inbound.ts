@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { archiveInbound, recordInboundOutcome } from '../db/inbound.js';
+import type { WebhookLimitsConfig } from '../config.js';
+import { archiveInbound, recordInboundOutcome, restoreFullBody } from '../db/inbound.js';
 import { enqueueEvent } from '../db/outbox.js';
 import { PAYMENT_COLUMNS, type PaymentRow } from '../db/payments.js';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
@@ -16,6 +17,8 @@ import {
 } from '../providers/types.js';
 import { lateChargeKind, recordException } from './exceptions.js';
 import { finalizePayment } from './finalize.js';
+import { webhooksRateLimited } from '../metrics.js';
+import type { SourceRateLimiter } from './sourceRateLimit.js';
 
 export interface InboundDeps {
   pool: Pool;
@@ -24,6 +27,12 @@ export interface InboundDeps {
   providers: ProviderRegistry;
   providerTimeoutMs: number;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+/** What an unauthenticated sender may cost: archived bytes and bad signatures per source. */
+export interface WebhookGuard {
+  limits: Pick<WebhookLimitsConfig, 'rejectedBodyBytes'>;
+  unverified: SourceRateLimiter;
 }
 
 /** The 200 bodies of spec 4.4. */
@@ -48,21 +57,52 @@ class Rejection extends ApiError {
 
 /**
  * Spec 4.4 in its order: archive the raw body, verify the provider's signature, map the
- * event, finalize atomically, enqueue the outbound delivery (same transaction).
+ * event, finalize atomically, enqueue the outbound delivery (same transaction). A rejected
+ * body is archived truncated with its size and hash; a source that has used up its
+ * bad-signature allowance is verified first and, if it fails, answered 429 unarchived.
  */
 export async function handleProviderWebhook(
-  deps: InboundDeps,
+  deps: InboundDeps & WebhookGuard,
   slug: ProviderSlug,
   headers: IncomingHttpHeaders,
   rawBody: Buffer,
+  source: string,
 ): Promise<Ack> {
-  const archiveId = await archiveInbound(deps.pool, slug, headers, rawBody);
   const provider = deps.providers.get(slug);
+  const verify = async (): Promise<Mode[]> => {
+    const modes: Mode[] = [];
+    for (const { mode, endpoint } of deps.providers.configuredModes(slug)) {
+      if (await provider.verifyWebhook(endpoint, headers, rawBody)) modes.push(mode);
+    }
+    return modes;
+  };
 
-  const verifiedModes: Mode[] = [];
-  for (const { mode, endpoint } of deps.providers.configuredModes(slug)) {
-    if (await provider.verifyWebhook(endpoint, headers, rawBody)) verifiedModes.push(mode);
+  // A source out of bad-signature allowance is heard only once its signature holds: the
+  // provider's own traffic is never limited, an impostor's is not archived.
+  let verifiedModes: Mode[] | undefined;
+  const allowance = deps.unverified.take(source);
+  if (allowance !== 'taken') {
+    verifiedModes = await verify();
+    if (verifiedModes.length === 0) {
+      webhooksRateLimited.inc({ provider: slug });
+      if (allowance === 'newly_limited') {
+        deps.log.warn({ provider: slug, source }, 'unverified webhooks over the limit');
+      }
+      throw new ApiError(429, 'too many unverified webhooks', {
+        'Retry-After': String(deps.unverified.retryAfterSeconds(source)),
+      });
+    }
   }
+
+  const archived = await archiveInbound(
+    deps.pool,
+    slug,
+    headers,
+    rawBody,
+    deps.limits.rejectedBodyBytes,
+  );
+  const archiveId = archived.id;
+  verifiedModes ??= await verify();
   if (verifiedModes.length === 0) {
     await recordInboundOutcome(deps.durablePool, archiveId, {
       signatureValid: false,
@@ -70,6 +110,9 @@ export async function handleProviderWebhook(
     });
     throw new ApiError(401, 'bad signature');
   }
+  if (allowance === 'taken') deps.unverified.giveBack(source);
+  // The provider's own body is kept whole.
+  if (archived.truncated) await restoreFullBody(deps.pool, archiveId, rawBody);
 
   let event: InboundEvent | undefined;
   let paymentId: string | null = null;

@@ -10,7 +10,11 @@ export interface InboundEventView {
   event_type: string | null;
   payment_id: string | null;
   outcome: string;
+  /** As received, or its first bytes when raw_body_truncated (a rejected body). */
   raw_body: string;
+  raw_body_bytes: number;
+  raw_body_sha256: string;
+  raw_body_truncated: boolean;
 }
 
 /** D8: archived provider webhooks, rejected ones included; the most recent 100 without a filter. */
@@ -31,5 +35,8 @@ export async function listInboundEvents(
     payment_id: r.payment_id,
     outcome: r.outcome,
     raw_body: r.raw_body.toString('utf8'),
+    raw_body_bytes: r.body_size,
+    raw_body_sha256: r.body_sha256,
+    raw_body_truncated: r.body_truncated,
   }));
 }

@@ -23,6 +23,8 @@ export class SimStore<T extends object> {
   ) {}
 
   async get(id: string): Promise<T | null> {
+    // PostgreSQL text cannot hold NUL: no such object, rather than a query error.
+    if (id.includes('\0')) return null;
     const res = await this.db.query<{ data: T }>(
       'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND id = $3',
       [this.provider, this.kind, id],
@@ -31,6 +33,7 @@ export class SimStore<T extends object> {
   }
 
   async findByIdempotencyKey(key: string): Promise<T | null> {
+    if (key.includes('\0')) return null;
     const res = await this.db.query<{ data: T }>(
       'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND idempotency_key = $3',
       [this.provider, this.kind, key],
@@ -91,6 +94,7 @@ export class SimStore<T extends object> {
    * update returns the new data, or null to leave the object unchanged.
    */
   async update(id: string, update: (current: T) => T | null): Promise<T | null> {
+    if (id.includes('\0')) return null;
     const db = this.db as Queryable & { connect?: () => Promise<import('pg').PoolClient> };
     if (!db.connect) throw new Error('SimStore.update needs a pool');
     const client = await db.connect();
@@ -216,12 +220,19 @@ export function replyToAction(
   return reply.code(200).type('text/html; charset=utf-8').send(html);
 }
 
+/** The furthest POST /sim/clock may move the simulators ahead of real time: ten years. */
+export const MAX_SIM_CLOCK_OFFSET_MS = 10 * 365 * 86_400_000;
+
 /**
  * The simulators' clock. Tests move it forward (POST /sim/clock, or directly in-process) to
  * pass QR expiry and refund windows without waiting; it never affects the gateway's own clock.
  */
 export class SimClock {
   private offsetMs = 0;
+  /** How far ahead of real time the simulators are. */
+  get offset(): number {
+    return this.offsetMs;
+  }
   now(): number {
     return Date.now() + this.offsetMs;
   }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Gateway } from '../gateway.js';
 import { jsonBody, sendJson, sendText } from '../http/reply.js';
 import { cardPspSimulator } from './card_psp.js';
+import { MAX_SIM_CLOCK_OFFSET_MS } from './common.js';
 import { idrPspSimulator } from './idr_psp.js';
 import { walletPspSimulator } from './wallet_psp.js';
 
@@ -11,11 +12,38 @@ export function registerSimulators(gw: Gateway) {
     const simClock = gw.simClock;
     // Moves the simulators' clock (QR expiry, refund windows); test mode only, like all of /sim.
     app.post('/clock', async (req, reply) => {
-      const body = jsonBody(req) as { advance_ms?: unknown; reset?: unknown };
-      if (body && typeof body === 'object' && body.reset === true) simClock.reset();
-      else if (body && typeof body === 'object' && Number.isSafeInteger(body.advance_ms)) {
-        simClock.advance(body.advance_ms as number);
-      } else return sendText(reply, 400, 'advance_ms (integer) or reset:true required');
+      const body = jsonBody(req);
+      if (typeof body === 'symbol') return sendText(reply, 400, 'invalid JSON body');
+      const fields = (typeof body === 'object' && body !== null ? body : {}) as {
+        advance_ms?: unknown;
+        reset?: unknown;
+      };
+      if (fields.reset === true) {
+        simClock.reset();
+      } else if (fields.advance_ms !== undefined) {
+        const ms = fields.advance_ms;
+        if (
+          !Number.isSafeInteger(ms) ||
+          (ms as number) < 1 ||
+          (ms as number) > MAX_SIM_CLOCK_OFFSET_MS
+        ) {
+          return sendText(
+            reply,
+            400,
+            `advance_ms must be an integer from 1 to ${MAX_SIM_CLOCK_OFFSET_MS}`,
+          );
+        }
+        if (simClock.offset + (ms as number) > MAX_SIM_CLOCK_OFFSET_MS) {
+          return sendText(
+            reply,
+            400,
+            `the simulator clock cannot run more than ${MAX_SIM_CLOCK_OFFSET_MS} ms ahead; reset it first`,
+          );
+        }
+        simClock.advance(ms as number);
+      } else {
+        return sendText(reply, 400, 'advance_ms (integer) or reset:true required');
+      }
       return sendJson(reply, 200, { now: new Date(simClock.now()).toISOString() });
     });
     app.register(idrPspSimulator(gw, simClock), { prefix: '/idr_psp' });

@@ -123,7 +123,7 @@ test('paid after an operator cancel: the payment stays canceled, the charge is a
       'webhook-timestamp': archived.headers['webhook-timestamp'] ?? '',
       'webhook-signature': archived.headers['webhook-signature'] ?? '',
     },
-    body: archived.raw_body,
+    body: new Uint8Array(archived.raw_body),
   });
   assert.equal(again.status, 200, await again.text());
   assert.equal((await exceptionsOf(p.id)).length, 1);

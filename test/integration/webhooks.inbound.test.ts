@@ -229,6 +229,9 @@ test('archive: GET /admin/inbound_events?payment_id= lists every event of the pa
     'payment_id',
     'outcome',
     'raw_body',
+    'raw_body_bytes',
+    'raw_body_sha256',
+    'raw_body_truncated',
   ]);
   assert.deepEqual(
     events.map((e) => [

@@ -259,3 +259,91 @@ test('the process exits 1 with one line naming the variable (node --import tsx s
   assert.equal(stderr, 'configuration error: PORT must be an integer, got "abc"\n');
   assert.equal(stdout, '');
 });
+
+test('HTTP_* limits: defaults, validation naming the variable', () => {
+  assert.deepEqual(loadConfig(BASE).http, {
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
+    keepAliveTimeoutMs: 72_000,
+    idleTimeoutMs: 120_000,
+    connectionsCheckIntervalMs: 1000,
+    maxConnections: 10_000,
+  });
+  assert.throws(
+    () => loadConfig({ ...BASE, HTTP_REQUEST_TIMEOUT_MS: '30s' }),
+    configError('HTTP_REQUEST_TIMEOUT_MS must be an integer, got "30s"'),
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, HTTP_MAX_CONNECTIONS: '0' }),
+    configError('HTTP_MAX_CONNECTIONS must be between 1 and 1000000'),
+  );
+  assert.throws(
+    () =>
+      loadConfig({ ...BASE, HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' }),
+    configError('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS'),
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, HTTP_IDLE_TIMEOUT_MS: '30000', PROVIDER_TIMEOUT_MS: '15000' }),
+    configError('HTTP_IDLE_TIMEOUT_MS must be more than twice PROVIDER_TIMEOUT_MS'),
+  );
+  // Unset, the idle timeout follows a long provider timeout.
+  assert.equal(loadConfig({ ...BASE, PROVIDER_TIMEOUT_MS: '60000' }).http.idleTimeoutMs, 240_000);
+});
+
+test('WEBHOOK_* limits: defaults per provider, validation naming the variable', () => {
+  assert.deepEqual(loadConfig(BASE).webhooks, {
+    bodyLimitBytes: { idr_psp: 65_536, card_psp: 262_144, wallet_psp: 131_072 },
+    rejectedBodyBytes: 4096,
+    unverifiedPerMinute: 60,
+    unverifiedBurst: 20,
+    rejectedRetentionDays: 7,
+  });
+  assert.throws(
+    () => loadConfig({ ...BASE, WEBHOOK_BODY_LIMIT_CARD_PSP: String(2 * 1024 * 1024) }),
+    configError('WEBHOOK_BODY_LIMIT_CARD_PSP must be between 1024 and 1048576'),
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, WEBHOOK_REJECTED_RETENTION_DAYS: '0' }),
+    configError('WEBHOOK_REJECTED_RETENTION_DAYS must be between 1 and 3650'),
+  );
+  assert.equal(
+    loadConfig({ ...BASE, WEBHOOK_UNVERIFIED_PER_MINUTE: '5' }).webhooks.unverifiedPerMinute,
+    5,
+  );
+});
+
+test('TRUST_PROXY: off by default; a hop count or proxy addresses; never "true"', () => {
+  assert.equal(loadConfig(BASE).trustProxy, false);
+  assert.equal(loadConfig({ ...BASE, TRUST_PROXY: 'off' }).trustProxy, false);
+  assert.equal(loadConfig({ ...BASE, TRUST_PROXY: '1' }).trustProxy, 1);
+  assert.equal(
+    loadConfig({ ...BASE, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1' }).trustProxy,
+    '10.0.0.0/8,127.0.0.1,::1',
+  );
+  for (const bad of ['true', '10.0.0.0/33', 'proxy.internal']) {
+    assert.throws(
+      () => loadConfig({ ...BASE, TRUST_PROXY: bad }),
+      configError(
+        `TRUST_PROXY must be off, a hop count, or proxy addresses/CIDRs separated by commas, got "${bad}"`,
+      ),
+      bad,
+    );
+  }
+  assert.throws(
+    () => loadConfig({ ...BASE, TRUST_PROXY: '11' }),
+    configError('TRUST_PROXY hop count must be between 0 and 10'),
+  );
+});
+
+test('SIMULATORS=on with PAYGATE_ENV=production is refused', () => {
+  assert.throws(
+    () =>
+      loadConfig({
+        ...BASE,
+        PAYGATE_ENV: 'production',
+        ADMIN_TOKEN: 'a-long-enough-admin-token',
+        SIMULATORS: 'on',
+      }),
+    configError('SIMULATORS cannot be on when PAYGATE_ENV=production'),
+  );
+});

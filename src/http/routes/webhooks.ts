@@ -1,19 +1,32 @@
 import type { FastifyInstance } from 'fastify';
-import { serviceDeps, type Gateway } from '../../gateway.js';
+import { ApiError } from '../../domain/errors.js';
 import { PROVIDERS } from '../../domain/types.js';
-import { handleProviderWebhook, type InboundDeps } from '../../services/inbound.js';
+import { serviceDeps, type Gateway } from '../../gateway.js';
+import { handleProviderWebhook } from '../../services/inbound.js';
 import { markDurable, rawBody, sendJson } from '../reply.js';
 
 /** Spec 4.4: POST /webhooks/<provider>, unversioned, authenticated by the provider's signature. */
 export function webhookRoutes(gw: Gateway) {
-  const deps: InboundDeps = serviceDeps(gw);
+  const deps = {
+    ...serviceDeps(gw),
+    limits: gw.config.webhooks,
+    unverified: gw.unverifiedWebhooks,
+  };
   return async (app: FastifyInstance) => {
     for (const slug of PROVIDERS) {
-      app.post(`/webhooks/${slug}`, async (req, reply) => {
-        const ack = await handleProviderWebhook(deps, slug, req.headers, rawBody(req));
-        // Its last write, the archived outcome, committed synchronously.
-        markDurable(req);
-        return sendJson(reply, 200, ack);
+      // Each provider's own size bound, enforced while the body is read (413 body too large).
+      const bodyLimit = gw.config.webhooks.bodyLimitBytes[slug];
+      app.post(`/webhooks/${slug}`, { bodyLimit }, async (req, reply) => {
+        try {
+          const ack = await handleProviderWebhook(deps, slug, req.headers, rawBody(req), req.ip);
+          // Its last write, the archived outcome, committed synchronously.
+          markDurable(req);
+          return sendJson(reply, 200, ack);
+        } catch (err) {
+          // Refused before anything was written: no durability barrier to wait for.
+          if (err instanceof ApiError && err.status === 429) markDurable(req);
+          throw err;
+        }
       });
     }
   };
