@@ -235,7 +235,8 @@ test('GET /admin/inbound_events?payment_id with a NUL: no events', async () => {
   assert.deepEqual(res.json(), { events: [] });
 });
 
-test('a path that does not percent-decode: 400 bad request in plain text', async () => {
-  assertError(await gw.admin('GET', '/admin/payments/%ED%A0%80'), 400, 'bad request');
-  assertError(await gw.v1(app, 'GET', '/v1/payments/%FF'), 400, 'bad request');
+test('a path that does not percent-decode: plain text, a malformed payment id is not found', async () => {
+  assertError(await gw.admin('GET', '/admin/payments/%ED%A0%80'), 404, 'payment not found');
+  assertError(await gw.v1(app, 'GET', '/v1/payments/%FF'), 404, 'payment not found');
+  assertError(await gw.admin('PATCH', '/admin/apps/%FF', {}), 400, 'bad request');
 });
