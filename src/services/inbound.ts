@@ -408,6 +408,13 @@ async function refundEvent(
           [payment.id],
         )
       ).rows[0];
+    // A provider event is applied only to the payment it names: another payment's refund is
+    // a bad reference, never settled or answered already_finalized (docs/api.md#provider-webhooks).
+    if (refund && refund.payment_id !== payment.id) {
+      throw new BadReference(
+        `refund ${JSON.stringify(action.providerRefundRef)} belongs to another payment`,
+      );
+    }
     if (refund && refund.status !== 'initiated') return null;
     if (refund) {
       refund = (
