@@ -49,7 +49,7 @@ export async function startGateway(
   const http = buildHttpServer(gw);
   let workers: Workers | undefined;
   try {
-    // Listen first: while migrations run, requests get 503 with Retry-After (D10).
+    // Listen first: while migrations run, requests get 503 with Retry-After (docs/api.md#health-and-metrics).
     await http.listen({ port: config.port, host: config.host });
     const port = (http.server.address() as AddressInfo).port;
     setBoundPort(gw, port);

@@ -1,6 +1,6 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** Per-process metrics, scraped at GET /metrics (admin token, D10). */
+/** Per-process metrics, scraped at GET /metrics (admin token, docs/api.md#health-and-metrics). */
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 
-/** Spec 5.1 headers for a request, computed by the load generator per request. */
+/** Signed-request headers (docs/api.md#request-signing) for a request, computed by the load generator per request. */
 export function signedHeaders(
   app: { api_key: string; signing_secret: string },
   method: string,

@@ -1,5 +1,5 @@
 /**
- * The admin API shapes the dashboard reads (spec 4.6, decisions D1, D6, D8, D11). Fields the
+ * The admin API shapes the dashboard reads (docs/api.md#admin-api, #apps, #delivery-and-retries). Fields the
  * contract calls "more fields" are optional so that a leaner answer still renders.
  */
 export type Mode = 'test' | 'sandbox' | 'live';
@@ -174,7 +174,7 @@ export interface Delivery {
   updated_at: string;
 }
 
-/** Every method each provider supports (the gateway's routing table, D1 defaults). */
+/** Every method each provider supports (the gateway's routing table, docs/api.md#apps defaults). */
 export const PROVIDER_METHODS: Record<string, readonly string[]> = {
   idr_psp: ['qris', 'va_bca', 'va_mandiri', 'va_bni', 'va_bri', 'va_permata'],
   card_psp: ['card_psp'],

@@ -6,7 +6,7 @@ export const TIMESTAMP_TOLERANCE_S = 300;
 
 export interface SignedRequest {
   method: string;
-  /** Request path without the query string (D2). */
+  /** Request path without the query string (docs/api.md#request-signing). */
   path: string;
   rawBody: Buffer;
   key: string | undefined;
@@ -41,7 +41,7 @@ export function signRequest(
   return hmacSha256Hex(secret, canonicalString(timestamp, method, path, rawBody));
 }
 
-/** Spec 5.1 in its order; an unknown key is indistinguishable from a wrong signature (D2). */
+/** docs/api.md#request-signing in its order; an unknown key is indistinguishable from a wrong signature (docs/api.md#request-signing). */
 export async function authenticateApp(
   req: SignedRequest,
   lookup: AppKeyLookup,

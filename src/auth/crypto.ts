@@ -11,7 +11,7 @@ export function sha256Hex(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-/** Secrets are HMAC keys as the UTF-8 bytes of the issued string, never decoded (D11). */
+/** Secrets are HMAC keys as the UTF-8 bytes of the issued string, never decoded (docs/api.md#request-signing, #webhook-signing). */
 export function hmacSha256Hex(key: string, message: string | Buffer): string {
   return createHmac('sha256', key).update(message).digest('hex');
 }

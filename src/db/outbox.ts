@@ -14,7 +14,7 @@ export interface NewOutboundEvent {
 
 /**
  * Writes an outbound event and its first delivery. Call inside the transaction that makes
- * the state change (transactional outbox, D6). NOTIFY inside a transaction is sent at
+ * the state change (transactional outbox, docs/api.md#delivery-and-retries). NOTIFY inside a transaction is sent at
  * commit, so workers wake exactly when the row becomes visible. Returns null when an
  * event with the same dedupe key already exists.
  */
@@ -58,7 +58,7 @@ export async function insertDelivery(
   return deliveryId;
 }
 
-/** The payment's most recent event, for the operator's retry-webhook (D6). */
+/** The payment's most recent event, for the operator's retry-webhook (docs/api.md#webhook-retry). */
 export async function latestPaymentEvent(
   db: Queryable,
   paymentId: string,

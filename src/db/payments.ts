@@ -62,7 +62,7 @@ export interface CreationContext {
 
 /**
  * Creates an initiated payment in one statement (one round trip, atomic): the customer
- * upsert (spec 2.3), the payment with its invoice number from the one global sequence, and
+ * upsert (docs/api.md#customers), the payment with its invoice number from the one global sequence, and
  * the idempotency key's pointer to it, so a crash after the commit leaves the key pointing
  * at this payment. A failure names its table in err.table (customers or payments).
  */
@@ -85,7 +85,7 @@ export async function createPaymentRecord(
          INSERT INTO payments (id, app_id, mode, amount_minor, currency, method, provider,
            external_user_id, email, return_url, metadata, provider_deadline, invoice_number)
          SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $16,
-           -- lpad alone would truncate numbers past 999999; they must grow instead (D3).
+           -- lpad alone would truncate numbers past 999999; they must grow instead (docs/api.md#invoice-numbers).
            CASE WHEN $12::text IS NULL THEN NULL
                 ELSE (SELECT $12::text || '-' || lpad(n::text, greatest(6, length(n::text)), '0')
                       FROM nextval('invoice_number_seq') AS n) END

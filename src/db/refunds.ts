@@ -23,7 +23,7 @@ export const REFUND_COLUMNS = `id, payment_id, app_id, mode, status, amount_mino
 
 /**
  * Inserts an initiated refund. The partial unique index (one initiated or succeeded refund
- * per payment, D5) makes concurrent requests race in the database: null for the losers.
+ * per payment, docs/api.md#create-a-refund) makes concurrent requests race in the database: null for the losers.
  */
 export async function insertInitiatedRefund(
   db: Queryable,

@@ -20,7 +20,7 @@ export interface GroupTotal {
   minor: string;
 }
 
-/** Terminal payments by the time they reached their status (finalized_at, D11). */
+/** Terminal payments by the time they reached their status (finalized_at, docs/api.md#summary). */
 export async function terminalPaymentTotals(
   db: Queryable,
   w: Window,
@@ -37,7 +37,7 @@ export async function terminalPaymentTotals(
   return res.rows;
 }
 
-/** Succeeded refunds by the time they succeeded (D11). */
+/** Succeeded refunds by the time they succeeded (docs/api.md#summary). */
 export async function succeededRefundTotals(
   db: Queryable,
   w: Window,
@@ -143,7 +143,7 @@ export interface PaymentListRow {
   refund_status: string | null;
 }
 
-/** The refund shown beside a payment: its active one, else the most recent failed one (D5). */
+/** The refund shown beside a payment: its active one, else the most recent failed one (docs/api.md#create-a-refund). */
 const REFUND_STATUS = `(SELECT r.status FROM refunds r WHERE r.payment_id = p.id
    ORDER BY (r.status <> 'failed') DESC, r.created_at DESC, r.id DESC LIMIT 1)`;
 

@@ -1,7 +1,7 @@
 import type { DeliveryConfig } from '../config.js';
 
 /**
- * D6: the delay before retry n (n = 1 after the first failed attempt) is
+ * docs/api.md#delivery-and-retries: the delay before retry n (n = 1 after the first failed attempt) is
  * min(base * 2^(n-1), max), plus up to 10 % jitter so that a burst of failures does not
  * retry in lockstep.
  */

@@ -47,7 +47,7 @@ INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, st
 SELECT id, $6, $7, $8, $3, $4, $2 FROM upd`;
 
 /**
- * Delivers outbound webhooks (spec 6.4, D6). Any number of instances run one each: claims
+ * Delivers outbound webhooks (docs/api.md#delivery-and-retries). Any number of instances run one each: claims
  * use FOR UPDATE SKIP LOCKED plus a lease, so a worker that dies mid-delivery loses its
  * claim when the lease runs out and another instance delivers (at least once).
  */

@@ -1,5 +1,5 @@
 /**
- * Query parameters of the operator's read API (spec 4.6, D8, D11). Pure: each parser takes
+ * Query parameters of the operator's read API (docs/api.md#admin-api, #query-parameters). Pure: each parser takes
  * the raw query value and answers the typed value or throws a 400 with a plain-text reason.
  */
 import { ApiError } from './errors.js';
@@ -7,12 +7,12 @@ import { isMode, type Mode } from './types.js';
 
 export const DAY_MS = 86_400_000;
 
-/** D11: test, sandbox or live filter; empty, absent or unknown is no filter, echoed as "". */
+/** docs/api.md#query-parameters: test, sandbox or live filter; empty, absent or unknown is no filter, echoed as "". */
 export function resolveMode(raw: string | undefined): Mode | '' {
   return isMode(raw) ? raw : '';
 }
 
-/** D8: days is an integer 1..366, default 30. */
+/** docs/api.md#query-parameters: days is an integer 1..366, default 30. */
 export function parseDays(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 30;
   if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 366) {
@@ -21,7 +21,7 @@ export function parseDays(raw: string | undefined): number {
   return Number(raw);
 }
 
-/** D8: limit is an integer 1..1000, default 100. */
+/** docs/api.md#query-parameters: limit is an integer 1..1000, default 100. */
 export function parseListLimit(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 100;
   if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) {
@@ -40,7 +40,7 @@ function validDate(y: number, m: number, d: number): boolean {
 }
 
 /**
- * D8: an RFC 3339 timestamp or a YYYY-MM-DD date (midnight UTC). Years 1970..9999 only, so
+ * docs/api.md#query-parameters: an RFC 3339 timestamp or a YYYY-MM-DD date (midnight UTC). Years 1970..9999 only, so
  * every accepted value fits PostgreSQL's timestamptz and JavaScript's Date exactly.
  */
 export function parseTimestamp(name: string, raw: string | undefined): Date | null {

@@ -1,6 +1,6 @@
 /**
  * The one error type that reaches clients: an HTTP status and the exact plain-text body
- * of spec section 7 / decisions.md. Anything else becomes a 500 that leaks nothing.
+ * of docs/api.md#errors. Anything else becomes a 500 that leaks nothing.
  */
 export class ApiError extends Error {
   constructor(

@@ -1,6 +1,6 @@
 import type { PaymentStatus } from './types.js';
 
-/** Outbound event kinds (spec 6.1). */
+/** Outbound event kinds (docs/api.md#event-kinds). */
 export type OutboundEventType =
   | 'payment.succeeded'
   | 'payment.failed'
@@ -25,7 +25,7 @@ interface PaymentFacts {
   metadata: Record<string, unknown>;
 }
 
-/** Spec 6.2, field for field. The amount is named `amount` here, not amount_minor. */
+/** docs/api.md#event-bodies, field for field. The amount is named `amount` here, not amount_minor. */
 export function paymentEventBody(event: OutboundEventType, p: PaymentFacts, at: Date): string {
   return JSON.stringify({
     event,
@@ -52,7 +52,7 @@ interface RefundFacts {
   reason: string;
 }
 
-/** D5: refund event body; metadata is the payment's. */
+/** docs/api.md#event-bodies: refund event body; metadata is the payment's. */
 export function refundEventBody(
   event: OutboundEventType,
   r: RefundFacts,
@@ -74,7 +74,7 @@ export function refundEventBody(
   });
 }
 
-/** D6: subscription event body; payment_id is the subscription's first charge. */
+/** docs/api.md#event-bodies: subscription event body; payment_id is the subscription's first charge. */
 export function subscriptionEventBody(
   event: 'subscription.canceled' | 'subscription.revoked',
   firstPaymentId: string,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-/** payment_id and refund_id: 32 lowercase hex characters from a cryptographic source (D3). */
+/** payment_id and refund_id: 32 lowercase hex characters from a cryptographic source (docs/api.md#identifiers). */
 export function newId(): string {
   return randomBytes(16).toString('hex');
 }

@@ -13,7 +13,7 @@ export interface CreatePaymentRequest {
   invoicePrefix: string | null;
 }
 
-/** Required fields in the order of the spec's table (D3). */
+/** Required fields in the documented order (docs/api.md#create-a-payment). */
 const REQUIRED = ['external_user_id', 'amount_minor', 'currency', 'method', 'return_url'] as const;
 
 const bad = (reason: string) => new ApiError(400, reason);

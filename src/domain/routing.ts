@@ -11,7 +11,7 @@ export const IDR_METHODS = [
 ] as const;
 const CARD_WALLET_CURRENCIES = ['USD', 'EUR', 'GBP'] as const;
 
-/** (currency, method) -> providers in routing order; the first allowed one wins (D3). */
+/** (currency, method) -> providers in routing order; the first allowed one wins (docs/api.md#routing). */
 const ROUTES = new Map<string, readonly ProviderSlug[]>();
 for (const m of IDR_METHODS) ROUTES.set(`IDR:${m}`, ['idr_psp']);
 for (const c of CARD_WALLET_CURRENCIES) {
@@ -19,7 +19,7 @@ for (const c of CARD_WALLET_CURRENCIES) {
   ROUTES.set(`${c}:wallet_psp`, ['wallet_psp']);
 }
 
-/** Every method each provider supports: the default allowed_methods of a new app (D1). */
+/** Every method each provider supports: the default allowed_methods of a new app (docs/api.md#apps). */
 export const PROVIDER_METHODS: Record<ProviderSlug, readonly string[]> = {
   idr_psp: IDR_METHODS,
   card_psp: ['card_psp'],

@@ -17,7 +17,7 @@ export function rawBody(req: FastifyRequest): Buffer {
   return Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
 }
 
-/** The request path without its query string (D2: the signed path). */
+/** The request path without its query string (docs/api.md#request-signing: the signed path). */
 export function requestPath(req: FastifyRequest): string {
   const q = req.url.indexOf('?');
   return q === -1 ? req.url : req.url.slice(0, q);

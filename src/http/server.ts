@@ -59,7 +59,7 @@ export function buildHttpServer(gw: Gateway) {
     },
     // Per-request access logs cost more than they tell at this volume; errors are logged.
     logController: new LogController({ disableRequestLogging: true }),
-    // Our onRequest hook answers 503 with Retry-After in the contract's plain text (D10).
+    // Our onRequest hook answers 503 with Retry-After in plain text (docs/api.md#health-and-metrics).
     return503OnClosing: false,
   });
 

@@ -1,5 +1,5 @@
 -- Apps (tenants). Secrets are AES-GCM sealed under the master key: the gateway must compute
--- HMACs with them, so a hash would not do (D1).
+-- HMACs with them, so a hash would not do (docs/api.md#apps).
 CREATE TABLE apps (
   id                  text PRIMARY KEY,
   name                text NOT NULL,
@@ -24,7 +24,7 @@ CREATE TABLE customers (
   PRIMARY KEY (app_id, external_user_id)
 );
 
--- One invoice sequence for the whole gateway (D3).
+-- One invoice sequence for the whole gateway (docs/api.md#invoice-numbers).
 CREATE SEQUENCE invoice_number_seq;
 
 CREATE TABLE payments (
@@ -59,7 +59,7 @@ CREATE INDEX payments_app_created_idx ON payments (app_id, created_at DESC);
 CREATE INDEX payments_initiated_deadline_idx ON payments (provider_deadline)
   WHERE status = 'initiated';
 
--- D4. A row is 'processing' while one request owns the key (lease in locked_until),
+-- Idempotency keys (docs/api.md#idempotency). A row is 'processing' while one request owns the key (lease in locked_until),
 -- 'released' when that request failed (the key is free again; resource_id lets a retry
 -- resume the same payment instead of registering a second one), 'completed' with the
 -- stored response to replay.

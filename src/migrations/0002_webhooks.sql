@@ -1,10 +1,10 @@
--- card_psp subscriptions: renewals are new payments linked to the first charge (D9).
+-- card_psp subscriptions: renewals are new payments linked to the first charge (docs/api.md#subscriptions).
 ALTER TABLE payments ADD COLUMN subscription_id text;
 ALTER TABLE payments ADD COLUMN parent_payment_id text REFERENCES payments (id);
 CREATE INDEX payments_subscription_idx ON payments (subscription_id) WHERE subscription_id IS NOT NULL;
 
--- Spec 2.5: every inbound provider webhook, rejected ones included, archived before anything
--- else can fail (D7). The raw bytes are kept exactly as received.
+-- docs/api.md#inbound-events: every inbound provider webhook, rejected ones included, archived before anything
+-- else can fail (docs/api.md#provider-webhooks). The raw bytes are kept exactly as received.
 CREATE TABLE inbound_events (
   id               bigserial PRIMARY KEY,
   provider         text NOT NULL,
@@ -37,7 +37,7 @@ CREATE TABLE refunds (
   created_at     timestamptz NOT NULL DEFAULT now(),
   updated_at     timestamptz NOT NULL DEFAULT now()
 );
--- One refund per payment: only an initiated or succeeded refund blocks another (D5).
+-- One refund per payment: only an initiated or succeeded refund blocks another (docs/api.md#create-a-refund).
 CREATE UNIQUE INDEX refunds_one_active_per_payment ON refunds (payment_id)
   WHERE status IN ('initiated', 'succeeded');
 CREATE UNIQUE INDEX refunds_provider_ref_key ON refunds (provider, provider_ref)

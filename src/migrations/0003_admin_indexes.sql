@@ -1,5 +1,5 @@
 -- Operator reads (issue 5) at a million payments. Summary and timeseries count a payment
--- on the time it reached its terminal state and a refund on the time it succeeded (D11);
+-- on the time it reached its terminal state and a refund on the time it succeeded (docs/api.md#summary);
 -- the report indexes carry every column those aggregates read, so they are answered by
 -- index-only scans over the window and never touch the table.
 CREATE INDEX payments_finalized_report_idx ON payments (finalized_at)

@@ -30,7 +30,7 @@ export class ProviderRegistry {
     return this.providers[slug];
   }
 
-  /** D3: test mode uses the built-in simulators; sandbox and live their configured endpoint. */
+  /** docs/api.md#modes: test mode uses the built-in simulators; sandbox and live their configured endpoint. */
   endpoint(slug: ProviderSlug, mode: Mode): ProviderEndpointConfig | null {
     if (mode === 'test') {
       if (!this.config.simulators) return null;

@@ -58,7 +58,7 @@ export type InboundAction =
       outcome: CanonicalOutcome;
       /** Verbatim provider error text for failed outcomes. */
       errorText?: string;
-      /** Provider enrichment merged into metadata (spec 6.3). */
+      /** Provider enrichment merged into metadata (docs/api.md#metadata-enrichment). */
       enrichment?: Record<string, unknown>;
     }
   /** wallet_psp: the buyer approved; the gateway must capture before the payment settles. */
@@ -131,14 +131,14 @@ export interface PaymentProvider {
   /** wallet_psp: captures an approved order; the provider's capture event then settles it. */
   capture?(ctx: ProviderContext, ref: ProviderPaymentRef): Promise<void>;
   /**
-   * Refunds a succeeded payment (spec 4.3 rule 3). Idempotent on refundId. Resolves with
+   * Refunds a succeeded payment (docs/api.md#refunds-per-provider). Idempotent on refundId. Resolves with
    * 'succeeded' for a synchronous refund, 'pending' when the provider settles it later by
    * webhook; throws ProviderError('rejected', text) when the provider refuses (window passed,
-   * already refunded...). Absent: the provider has no refund API (card_psp, D5).
+   * already refunded...). Absent: the provider has no refund API (card_psp, docs/api.md#refunds-per-provider).
    */
   refund?(ctx: ProviderContext, input: RefundInput): Promise<RefundResult>;
   /**
-   * Cancels an initiated payment at the provider (admin cancel, D8), so the buyer can no
+   * Cancels an initiated payment at the provider (admin cancel, docs/api.md#admin-cancel), so the buyer can no
    * longer pay it. Absent: the provider has no cancel operation; the gateway cancels locally.
    */
   cancel?(ctx: ProviderContext, ref: ProviderPaymentRef): Promise<void>;

@@ -54,7 +54,7 @@ export function toAppView(row: AppRow): AppView {
 
 function withSecrets(row: AppRow, signingSecret: string, webhookSecret: string): AppWithSecrets {
   const view = toAppView(row);
-  // Field order of D1's create response.
+  // Field order of the create response (docs/api.md#apps).
   return {
     app_id: view.app_id,
     name: view.name,

@@ -1,5 +1,5 @@
 /**
- * GET /admin/balances and GET /admin/payouts (spec 4.6, D8, D11). Money of different modes
+ * GET /admin/balances and GET /admin/payouts (docs/api.md#admin-api, #payouts, #balances). Money of different modes
  * lives in different provider accounts (test money is the simulator's), so every figure is
  * per mode and carries it; nothing is summed across modes.
  */
@@ -24,7 +24,7 @@ export interface BalanceEntry {
   source: 'real' | 'calculated';
   currency: string;
   available_minor: bigint;
-  /** Only on real balances: when the provider computed them (D11). */
+  /** Only on real balances: when the provider computed them (docs/api.md#balances). */
   as_of?: string;
   /** Why a provider with a balance API shows a calculated figure. */
   error?: string;
@@ -150,7 +150,7 @@ export interface PayoutEntry {
 }
 
 /**
- * D8: per provider; one entry per configured mode of a provider with a payout reporting API
+ * docs/api.md#payouts: per provider; one entry per configured mode of a provider with a payout reporting API
  * (wallet_psp, source real), one api_unavailable entry for each other provider. A failed
  * provider call keeps source real with no items and `error`.
  */

@@ -6,7 +6,7 @@ import { isPaymentId } from '../domain/ids.js';
 import type { Audit } from './audit.js';
 
 /**
- * D6: a fresh delivery of the payment's latest event, same event id and same body, for
+ * docs/api.md#webhook-retry: a fresh delivery of the payment's latest event, same event id and same body, for
  * when the app's endpoint was down. 202 with the delivery id.
  */
 export async function retryWebhook(

@@ -9,7 +9,7 @@ export interface FinalizeInput {
   outcome: TerminalStatus;
   /** Verbatim provider error text; kept as last_error for failed payments. */
   errorText?: string;
-  /** Provider enrichment merged into metadata (spec 6.3). */
+  /** Provider enrichment merged into metadata (docs/api.md#metadata-enrichment). */
   enrichment?: Record<string, unknown>;
   subscriptionId?: string;
   /**
@@ -20,7 +20,7 @@ export interface FinalizeInput {
 }
 
 // One statement: the conditional status change, the outbox event and its first delivery
-// commit together or not at all (transactional outbox, D6); the NOTIFY that wakes the
+// commit together or not at all (transactional outbox, docs/api.md#delivery-and-retries); the NOTIFY that wakes the
 // delivery workers is sent with that commit.
 const FINALIZE_SQL = `
 WITH upd AS (
@@ -43,7 +43,7 @@ dl AS (
 SELECT pg_notify('${DELIVERY_CHANNEL}', '') FROM dl`;
 
 /**
- * The one way a payment leaves initiated (spec 3.1 rules 1-2): a conditional UPDATE, so of
+ * The one way a payment leaves initiated (docs/api.md#payment-states): a conditional UPDATE, so of
  * any number of concurrent events exactly one moves it, with the outbound event enqueued
  * in the same statement. `payment` is the row as read before (an initiated payment's
  * fields do not change until this statement). Returns the finalized row, or null when the

@@ -21,7 +21,7 @@ const LEASE_MS = 60_000;
 /** How long a duplicate waits for the first request before giving up with a 503. */
 const MAX_WAIT_MS = 65_000;
 
-/** The key's scope (D4): per app and endpoint; null when the request carries no key. */
+/** The key's scope (docs/api.md#idempotency): per app and endpoint; null when the request carries no key. */
 export function idempotencyScope(
   appId: string,
   endpoint: string,
@@ -37,7 +37,7 @@ export function validIdempotencyKey(key: string): boolean {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * D4: runs handler at most once per (app, endpoint, key) at a time. A duplicate waits for
+ * docs/api.md#idempotency: runs handler at most once per (app, endpoint, key) at a time. A duplicate waits for
  * the first and replays its stored 2xx; a 4xx/5xx or a crash frees the key for a retry,
  * which resumes the resource the failed attempt created instead of making a second one.
  */

@@ -35,7 +35,7 @@ export interface WebhookGuard {
   unverified: SourceRateLimiter;
 }
 
-/** The 200 bodies of spec 4.4. */
+/** The 200 bodies of docs/api.md#provider-webhooks. */
 export type Ack =
   | { acknowledged: true }
   | { acknowledged: true; action: 'none' }
@@ -56,7 +56,7 @@ class Rejection extends ApiError {
 }
 
 /**
- * Spec 4.4 in its order: archive the raw body, verify the provider's signature, map the
+ * docs/api.md#provider-webhooks in its order: archive the raw body, verify the provider's signature, map the
  * event, finalize atomically, enqueue the outbound delivery (same transaction). A rejected
  * body is archived truncated with its size and hash; a source that has used up its
  * bad-signature allowance is verified first and, if it fails, answered 429 unarchived.

@@ -17,7 +17,7 @@ export interface InboundEventView {
   raw_body_truncated: boolean;
 }
 
-/** D8: archived provider webhooks, rejected ones included; the most recent 100 without a filter. */
+/** docs/api.md#inbound-events: archived provider webhooks, rejected ones included; the most recent 100 without a filter. */
 export async function listInboundEvents(
   pool: Pool,
   paymentId: string | null,

@@ -52,7 +52,7 @@ export interface PaymentView {
   updated_at: string;
 }
 
-/** The shape of GET /v1/payments/{id} (spec 4.2, D11). */
+/** The shape of GET /v1/payments/{id} (docs/api.md#read-a-payment). */
 export function toPaymentView(p: PaymentRow): PaymentView {
   return {
     payment_id: p.id,

@@ -32,7 +32,7 @@ export interface RefundRequest {
   reason: string;
 }
 
-/** The shape of the POST /v1/refunds 201 (spec 4.3). */
+/** The shape of the POST /v1/refunds 201 (docs/api.md#refund-object). */
 export function toRefundView(r: RefundRow) {
   return {
     refund_id: r.id,
@@ -59,7 +59,7 @@ function parseRefundFields(body: Record<string, unknown>): RefundRequest {
   return { amountMinor: (amount as number | null | undefined) ?? null, reason };
 }
 
-/** POST /v1/refunds: tenant-scoped, idempotent (D4), one refund per payment (D5). */
+/** POST /v1/refunds: tenant-scoped, idempotent (docs/api.md#idempotency), one refund per payment (docs/api.md#create-a-refund). */
 export async function createRefund(
   deps: RefundServiceDeps,
   app: AppRow,
@@ -81,7 +81,7 @@ export async function createRefund(
   });
 }
 
-/** POST /admin/payments/{id}/refund: the same rules without tenant scope (D8). */
+/** POST /admin/payments/{id}/refund: the same rules without tenant scope (docs/api.md#admin-refund). */
 export async function adminRefund(
   deps: RefundServiceDeps,
   paymentId: string,
@@ -129,7 +129,7 @@ export async function refundPayment(
   }
   const slug = payment.provider as ProviderSlug;
   if (!deps.providers.get(slug).refund) {
-    // D5: card_psp has no refund API; its own refund event creates the record later.
+    // docs/api.md#refunds-per-provider: card_psp has no refund API; its own refund event creates the record later.
     throw new ApiError(502, `refund failed: ${slug} refunds are made at the provider`);
   }
   const refund = await withTransaction(deps.pool, async (tx) => {

@@ -1,5 +1,5 @@
 /**
- * The operator's read API (spec 4.6, D8, D11): summary, timeseries, payment and refund lists,
+ * The operator's read API (docs/api.md#admin-api, #summary): summary, timeseries, payment and refund lists,
  * payment detail. Figures are computed from the records at request time, so they always agree
  * with the payments and refunds the rest of the gateway writes.
  */
@@ -238,7 +238,7 @@ export interface PaymentListItem {
   finalized_at: string | null;
 }
 
-/** Newest first; `before` is the id of the last row of the previous page (D8). */
+/** Newest first; `before` is the id of the last row of the previous page (docs/api.md#query-parameters). */
 export async function listPayments(
   db: Queryable,
   q: {
@@ -387,7 +387,7 @@ export interface PaymentDetail {
   }[];
 }
 
-/** D8: the full row plus app_id, its refund, its inbound events count and its deliveries. */
+/** docs/api.md#payment-detail: the full row plus app_id, its refund, its inbound events count and its deliveries. */
 export async function getPaymentDetail(db: Queryable, id: string): Promise<PaymentDetail> {
   if (!isPaymentId(id)) throw notFoundPayment();
   const p = await paymentDetail(db, id);

@@ -1,5 +1,5 @@
 /**
- * card_psp simulator (D9): a Polar-like checkout API under /sim/card_psp with hosted checkout
+ * card_psp simulator (docs/api.md#test-mode): a Polar-like checkout API under /sim/card_psp with hosted checkout
  * pages, orders, one monthly subscription per paid checkout, provider-side refunds, and
  * Standard Webhooks-signed events posted to /webhooks/card_psp. State lives in sim_objects.
  */
@@ -82,7 +82,7 @@ function text(reply: FastifyReply, status: number, body: string) {
 
 /**
  * The simulator's own Standard Webhooks signer, written apart from the adapter's verifier so
- * that a test of one against the other means something. D11: the key is the secret string's
+ * that a test of one against the other means something. docs/providers/card_psp.md#webhooks-standard-webhooks: the key is the secret string's
  * UTF-8 bytes as issued.
  */
 export function signCardPspEvent(

@@ -196,7 +196,7 @@ form{display:inline-block;margin:.5rem .5rem 0 0}button{font-size:1rem;padding:.
 }
 
 /**
- * Scripts get JSON (D9); the checkout page's buttons (a browser asking for HTML) get a small
+ * Scripts get JSON (docs/api.md#test-mode); the checkout page's buttons (a browser asking for HTML) get a small
  * page with the outcome and a way back.
  */
 export function replyToAction(

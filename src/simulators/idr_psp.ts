@@ -323,7 +323,7 @@ async function refundAction(
   });
 }
 
-/** D9: the idr_psp simulator (Midtrans-style Snap + Core API), mounted at /sim/idr_psp. */
+/** docs/api.md#test-mode: the idr_psp simulator (Midtrans-style Snap + Core API), mounted at /sim/idr_psp. */
 export function idrPspSimulator(gw: Gateway, clock: SimClock) {
   return async (app: FastifyInstance) => {
     const sim = simFor(gw, clock);

@@ -6,7 +6,7 @@ import { MAX_SIM_CLOCK_OFFSET_MS } from './common.js';
 import { idrPspSimulator } from './idr_psp.js';
 import { walletPspSimulator } from './wallet_psp.js';
 
-/** D9: the three provider simulators under /sim/<provider>/, speaking the providers' protocols. */
+/** docs/api.md#test-mode: the three provider simulators under /sim/<provider>/, speaking the providers' protocols. */
 export function registerSimulators(gw: Gateway) {
   return async (app: FastifyInstance) => {
     const simClock = gw.simClock;

@@ -141,7 +141,7 @@ export function walletPspSim(gw: Gateway, clock: SimClock): WalletPspSim {
 /**
  * The wallet provider simulator (PayPal REST style): OAuth2 client credentials, Orders v2
  * create/get/capture, webhook certificates, the buyer's approval page and the scripted
- * buyer actions of D9; capture refunds and the reporting API (balances, payouts) are in simulators/wallet_psp/.
+ * buyer actions of docs/api.md#test-mode; capture refunds and the reporting API (balances, payouts) are in simulators/wallet_psp/.
  */
 export function walletPspSimulator(gw: Gateway, clock: SimClock) {
   const sim = walletPspSim(gw, clock);

@@ -87,7 +87,7 @@ export function nowSeconds(): number {
 }
 
 /**
- * A /v1 request whose every signing input can be tampered with, to test spec 5.1 rules
+ * A /v1 request whose every signing input can be tampered with, to test docs/api.md#request-signing rules
  * one by one. Signing uses the independent implementation of test/helpers/http.ts.
  */
 export async function rawSigned(

@@ -19,7 +19,7 @@ export interface TestGateway {
   network: TestNetwork;
   admin(method: string, path: string, body?: unknown, token?: string): Promise<HttpResult>;
   createApp(body?: Record<string, unknown>): Promise<AppWithSecrets>;
-  /** Signed /v1 request as the given app (spec 5.1). */
+  /** Signed /v1 request as the given app (docs/api.md#request-signing). */
   v1(
     app: AppWithSecrets,
     method: string,

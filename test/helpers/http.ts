@@ -8,7 +8,7 @@ export interface HttpResult {
 }
 
 /**
- * An independent implementation of spec 5.1 (not the gateway's own code), so a test
+ * An independent implementation of docs/api.md#request-signing (not the gateway's own code), so a test
  * catches a gateway that signs or hashes the wrong thing.
  */
 export function sign(

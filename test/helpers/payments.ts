@@ -65,7 +65,7 @@ export async function createPayment(
   return { id, providerRef: read.json<{ provider_ref: string }>().provider_ref };
 }
 
-/** Drives the provider simulator like a buyer (D9) and returns what the gateway answered. */
+/** Drives the provider simulator like a buyer (docs/api.md#test-mode) and returns what the gateway answered. */
 export async function simAction(
   gw: TestGateway,
   kind: Kind,

@@ -13,7 +13,7 @@ export type Behaviour = (index: number, req: Received) => { status: number; dela
 
 /**
  * An app's webhook endpoint for tests. It checks X-PAY-Signature with its own HMAC code
- * (spec 5.3: `<timestamp>.<raw_body>` under the webhook secret), independent of the gateway.
+ * (docs/api.md#webhook-signing: `<timestamp>.<raw_body>` under the webhook secret), independent of the gateway.
  */
 export class Receiver {
   readonly received: Received[] = [];

@@ -184,7 +184,7 @@ describe('GET /admin/balances', () => {
         error: liveError,
       },
     ]);
-    // A calculated balance has no as_of key at all (D11).
+    // A calculated balance has no as_of key at all (docs/api.md#balances).
     for (const b of body.balances.filter((x) => x.source === 'calculated')) {
       assert.equal(Object.hasOwn(b, 'as_of'), false);
     }

@@ -1,5 +1,5 @@
 /**
- * D2 / D8: every admin path refuses a missing or wrong bearer token and an app's HMAC
+ * docs/api.md#admin-token: every admin path refuses a missing or wrong bearer token and an app's HMAC
  * credentials (401 unauthorized), and every /v1 path refuses the admin token (401 missing
  * auth headers). Refused requests change nothing.
  */
@@ -44,7 +44,7 @@ const ADMIN_ROUTES = (): [string, string, unknown][] => [
   ['POST', `/admin/payments/${PAYMENT}/cancel`, undefined],
   ['POST', `/admin/payments/${PAYMENT}/refund`, { amount_minor: 100 }],
   ['POST', `/admin/payments/${PAYMENT}/retry-webhook`, undefined],
-  // Not under /admin, but the admin token guards it too (D10).
+  // Not under /admin, but the admin token guards it too (docs/api.md#health-and-metrics).
   ['GET', '/metrics', undefined],
 ];
 

@@ -53,7 +53,7 @@ async function create(body: unknown) {
 }
 
 describe('POST /admin/apps', () => {
-  test('defaults: mode test, all three providers, every method (D1)', async () => {
+  test('defaults: mode test, all three providers, every method (docs/api.md#apps)', async () => {
     const res = await create({ name: 'Corner shop' });
     assertStatus(res, 201);
     assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
@@ -195,7 +195,7 @@ describe('POST /admin/apps', () => {
   });
 });
 
-describe('live apps and private webhook targets (D10, D11)', () => {
+describe('live apps and private webhook targets (docs/api.md#apps)', () => {
   const PRIVATE = [
     'http://127.0.0.1/hook',
     'http://localhost:8080/hook',
@@ -569,7 +569,7 @@ describe('POST /admin/apps/{id}/regenerate-keys', () => {
   });
 });
 
-describe('secrets at rest (D1)', () => {
+describe('secrets at rest (docs/api.md#apps)', () => {
   test('the apps row holds neither secret in plain text', async () => {
     const app = await gw.createApp({ name: 'Sealed' });
     const check = async (a: { signing_secret: string; webhook_secret: string }) => {

@@ -37,7 +37,7 @@ async function adminWith(
   return { status: res.status, text, headers: res.headers, json: <T>() => JSON.parse(text) as T };
 }
 
-describe('spec 5.2 / D2: the admin bearer token', () => {
+describe('docs/api.md#admin-token: the admin bearer token', () => {
   test('the right token is accepted', async () => {
     assertStatus(await gw.admin('GET', '/admin/apps'), 200);
   });

@@ -37,7 +37,7 @@ function assertAuthenticated(res: Awaited<ReturnType<typeof rawSigned>>): void {
   assertError(res, 404, 'payment not found');
 }
 
-describe('spec 5.1 rule 1: missing auth headers', () => {
+describe('docs/api.md#request-signing: missing auth headers', () => {
   for (const name of HEADERS) {
     test(`GET without ${name}: 401 missing auth headers`, async () => {
       assertError(await rawSigned(gw.url, app, { omit: [name] }), 401, 'missing auth headers');
@@ -79,7 +79,7 @@ describe('spec 5.1 rule 1: missing auth headers', () => {
   });
 });
 
-describe('spec 5.1 rule 2: bad timestamp', () => {
+describe('docs/api.md#request-signing: bad timestamp', () => {
   for (const ts of [
     '12.5',
     'abc',
@@ -112,7 +112,7 @@ describe('spec 5.1 rule 2: bad timestamp', () => {
   });
 });
 
-describe('spec 5.1 rule 3: timestamp out of range (300 s either way)', () => {
+describe('docs/api.md#request-signing: timestamp out of range (300 s either way)', () => {
   // The gateway's clock is fixed for these, so the boundaries are exact.
   const NOW_MS = 1_800_000_000_700;
   const NOW_S = 1_800_000_000;
@@ -166,7 +166,7 @@ describe('spec 5.1 rule 3: timestamp out of range (300 s either way)', () => {
   });
 });
 
-describe('spec 5.1 rule 4: bad signature', () => {
+describe('docs/api.md#request-signing: bad signature', () => {
   test('a correctly signed GET is accepted', async () => {
     assertAuthenticated(await rawSigned(gw.url, app));
     assertAuthenticated(await gw.v1(app, 'GET', GET_PATH));
@@ -281,7 +281,7 @@ describe('spec 5.1 rule 4: bad signature', () => {
   });
 });
 
-describe('D2: the signed path excludes the query string', () => {
+describe('docs/api.md#request-signing: the signed path excludes the query string', () => {
   test('signed without the query string: accepted', async () => {
     assertAuthenticated(await rawSigned(gw.url, app, { path: `${GET_PATH}?expand=all&x=1` }));
   });

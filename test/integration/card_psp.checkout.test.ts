@@ -11,7 +11,7 @@ import { signCardPspEvent } from '../../src/simulators/card_psp.js';
 import { assertError, count, paymentBody } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
-// card_psp registration against the running simulator over real HTTP (test mode, D9).
+// card_psp registration against the running simulator over real HTTP (test mode, docs/api.md#test-mode).
 
 let gw: TestGateway;
 let app: AppWithSecrets;

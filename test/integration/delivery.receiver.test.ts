@@ -12,7 +12,7 @@ import {
 } from '../helpers/gateway.js';
 import { eventually, type Receiver } from '../helpers/receiver.js';
 
-// Outbound delivery (spec 4.5, 5.3, 6.2, 6.4; D6) against a real HTTP receiver. Payments are
+// Outbound delivery (docs/api.md#outbound-webhooks, #webhook-signing, #event-bodies, #delivery-and-retries) against a real HTTP receiver. Payments are
 // finalized through the gateway's own finalize path, which enqueues in the same transaction.
 
 let gw: TestGateway;
@@ -92,7 +92,7 @@ async function attemptRows(paymentId: string) {
   return res.rows;
 }
 
-test('2xx: delivered once, signed over timestamp.raw_body with the webhook secret, spec 6.2 body', async () => {
+test('2xx: delivered once, signed over timestamp.raw_body with the webhook secret, docs/api.md#event-bodies body', async () => {
   const id = await finalizedPayment('succeeded');
   const [got] = await receiver.waitFor(1);
   assert.ok(got);

@@ -54,7 +54,7 @@ const keyRow = (key: string, appId = app.app_id) =>
     [appId, key],
   );
 
-describe('D4: replay and conflict', () => {
+describe('docs/api.md#idempotency: replay and conflict', () => {
   test('same key, same body: the original status and byte-identical body', async () => {
     const key = randomUUID();
     const body = uniqueBody({ invoice_prefix: 'IDEM' });
@@ -77,7 +77,7 @@ describe('D4: replay and conflict', () => {
     const first = await post(body, key);
     assertStatus(first, 201);
     assertError(await post({ ...body, amount_minor: 15001 }, key), 409, CONFLICT);
-    // Same JSON meaning, different bytes: a different body (D4 compares raw bytes).
+    // Same JSON meaning, different bytes: a different body (docs/api.md#idempotency compares raw bytes).
     assertError(await post(JSON.stringify(body, null, 2), key), 409, CONFLICT);
     // An invalid body under a used key is a conflict too, not a 400.
     assertError(await post('{', key), 409, CONFLICT);
@@ -131,7 +131,7 @@ describe('D4: replay and conflict', () => {
   });
 });
 
-describe('D4: the key itself', () => {
+describe('docs/api.md#idempotency: the key itself', () => {
   test('1 and 255 printable characters are accepted', async () => {
     assertStatus(await post(uniqueBody(), 'k'), 201);
     assertStatus(await post(uniqueBody(), 'x'.repeat(255)), 201);
@@ -153,7 +153,7 @@ describe('D4: the key itself', () => {
   });
 });
 
-describe('D4: failures leave the key free', () => {
+describe('docs/api.md#idempotency: failures leave the key free', () => {
   test('a 400 then a fixed body with the same key: 201', async () => {
     const key = randomUUID();
     const body = uniqueBody();
@@ -210,7 +210,7 @@ describe('D4: failures leave the key free', () => {
   });
 });
 
-describe('D4: the 24 hour window', () => {
+describe('docs/api.md#idempotency: the 24 hour window', () => {
   test('after 24 hours the key may be reused, with any body', async () => {
     const key = randomUUID();
     const body = uniqueBody();
@@ -292,7 +292,7 @@ describe('D4: the 24 hour window', () => {
   });
 });
 
-describe('D4: concurrency', () => {
+describe('docs/api.md#idempotency: concurrency', () => {
   test('THE RACE: 50 concurrent requests with one key make one payment and one registration', async () => {
     const key = randomUUID();
     const body = uniqueBody({ invoice_prefix: 'RACE' });

@@ -1,5 +1,5 @@
 /**
- * idr_psp refund and cancel through the adapter, against the running simulator (spec 4.3):
+ * idr_psp refund and cancel through the adapter, against the running simulator (docs/api.md#refunds-per-provider):
  * windows on the simulator clock, the asynchronous cross-wallet path, idempotent refund_key,
  * and cancel with the provider's notification.
  */

@@ -31,7 +31,7 @@ after(async () => {
   await gw?.stop();
 });
 
-describe('health (D10)', () => {
+describe('health (docs/api.md#health-and-metrics)', () => {
   test('GET /healthz: 200', async () => {
     const res = await gw.admin('GET', '/healthz', undefined, '');
     assertStatus(res, 200);
@@ -89,7 +89,7 @@ describe('health (D10)', () => {
   });
 });
 
-describe('unknown routes (D10)', () => {
+describe('unknown routes (docs/api.md#errors)', () => {
   const routes: [string, string][] = [
     ['GET', '/'],
     ['GET', '/nope'],
@@ -189,7 +189,7 @@ async function drainScenario(g: TestGateway) {
   return { body, inFlight, late, stopping };
 }
 
-describe('draining (D10)', () => {
+describe('draining (docs/api.md#health-and-metrics)', () => {
   /** A gateway to drain; its connections are torn down whatever the test's outcome. */
   async function draining(
     fn: (s: Awaited<ReturnType<typeof drainScenario>>, g: TestGateway) => Promise<void>,

@@ -59,7 +59,7 @@ describe('400 body must be a JSON object', () => {
   }
 });
 
-describe('400 missing required fields (D3: spec table order, absent/null/empty all count)', () => {
+describe('400 missing required fields (docs/api.md#create-a-payment: documented order, absent/null/empty all count)', () => {
   const combos: string[][] = [
     ['external_user_id'],
     ['amount_minor'],
@@ -76,7 +76,7 @@ describe('400 missing required fields (D3: spec table order, absent/null/empty a
     for (const how of ['absent', 'null', 'empty string', 'mixed'] as const) {
       test(`${missing.join(', ')} (${how})`, async () => {
         const body: Record<string, unknown> = paymentBody();
-        // Insert the missing ones in reverse order, so that the answer's order is the spec's.
+        // Insert the missing ones in reverse order, so that the answer's order is the documented one (docs/api.md#create-a-payment).
         for (const [i, f] of [...missing].reverse().entries()) {
           const mode = how === 'mixed' ? (['absent', 'null', 'empty string'] as const)[i % 3] : how;
           if (mode === 'absent') delete body[f];
@@ -215,7 +215,7 @@ describe('400 other invalid fields', () => {
   });
 });
 
-describe('422 routing (D3)', () => {
+describe('422 routing (docs/api.md#routing)', () => {
   const unsupported: [string, string][] = [
     ['IDR', 'bitcoin'],
     ['JPY', 'qris'],
@@ -348,7 +348,7 @@ function paddedBody(n: number): Buffer {
   return Buffer.from(shell.replace('""', `"${'x'.repeat(n - shell.length)}"`));
 }
 
-describe('413 body too large (D10)', () => {
+describe('413 body too large (docs/api.md#limits)', () => {
   test('1 MiB + 1 byte with Content-Length', async () => {
     assertError(await rawPost(paddedBody(MIB + 1), false), 413, 'body too large');
   });
@@ -366,7 +366,7 @@ describe('413 body too large (D10)', () => {
   });
 });
 
-describe('502 provider not configured for the mode (D3)', () => {
+describe('502 provider not configured for the mode (docs/api.md#modes)', () => {
   test('a sandbox app without sandbox provider configuration', async () => {
     const sandbox = await gw.createApp({ mode: 'sandbox' });
     assertError(
@@ -424,7 +424,7 @@ describe('502 provider not configured for the mode (D3)', () => {
   });
 });
 
-describe('500 internal failures are retryable with the same Idempotency-Key (spec 7)', () => {
+describe('500 internal failures are retryable with the same Idempotency-Key (docs/api.md#errors)', () => {
   // A gateway of its own: these failures are staged with constraints and triggers in its database.
   let g: TestGateway;
   let shop: AppWithSecrets;

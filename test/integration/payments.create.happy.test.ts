@@ -57,7 +57,7 @@ describe('POST /v1/payments: idr_psp qris', () => {
     assert.equal(body.status, 'initiated');
     const checkout = new URL(body.checkout_url);
     assert.ok(['http:', 'https:'].includes(checkout.protocol));
-    // Test mode: the checkout page is the gateway's own simulator (D9).
+    // Test mode: the checkout page is the gateway's own simulator (docs/api.md#test-mode).
     assert.ok(body.checkout_url.startsWith(`${gw.running.gw.urls.public}/sim/idr_psp/`));
     const page = await fetch(body.checkout_url.replace(gw.running.gw.urls.public, gw.url));
     assert.equal(page.status, 200);
@@ -114,7 +114,11 @@ describe('POST /v1/payments: idr_psp qris', () => {
     assert.equal(typeof p.provider_ref, 'string');
     assert.notEqual(p.provider_ref, '');
     assert.deepEqual(p.metadata, { order_id: 'POS-77', till: 3, tags: ['a'] });
-    assert.equal(p.invoice_number, '', 'GET carries invoice_number "" without a prefix (D11)');
+    assert.equal(
+      p.invoice_number,
+      '',
+      'GET carries invoice_number "" without a prefix (docs/api.md#read-a-payment)',
+    );
     assert.equal(p.last_error, '');
     assertTimestamp(p.created_at);
     assertTimestamp(p.updated_at);
@@ -179,7 +183,7 @@ describe('POST /v1/payments: idr_psp qris', () => {
   });
 });
 
-describe('the provider says no (D3)', () => {
+describe('the provider says no (docs/api.md#create-a-payment)', () => {
   test('IDR qris without email: 502 with the provider text; the payment is failed', async () => {
     const body = paymentBody({ external_user_id: 'no-email' });
     delete body.email;
@@ -196,7 +200,7 @@ describe('the provider says no (D3)', () => {
   });
 });
 
-describe('customers (spec 2.3, 4.1 rule 4)', () => {
+describe('customers (docs/api.md#customers)', () => {
   test('one row per (app, external_user_id); payments_count counts payments', async () => {
     const a = await gw.createApp({ name: 'Customers A' });
     const b = await gw.createApp({ name: 'Customers B' });
@@ -228,7 +232,7 @@ describe('customers (spec 2.3, 4.1 rule 4)', () => {
   });
 });
 
-describe('invoice numbers: one global sequence (D3)', () => {
+describe('invoice numbers: one global sequence (docs/api.md#invoice-numbers)', () => {
   test('shared across apps, consecutive, zero-padded to 6 digits', async () => {
     const a = await gw.createApp({ name: 'Invoices A' });
     const b = await gw.createApp({ name: 'Invoices B' });
@@ -256,7 +260,7 @@ describe('invoice numbers: one global sequence (D3)', () => {
   });
 });
 
-describe('mode inheritance (D3)', () => {
+describe('mode inheritance (docs/api.md#modes)', () => {
   test('a test-mode app makes test-mode payments on the simulator', async () => {
     const created = await create(paymentBody({ external_user_id: 'mode-test' }));
     const [row] = await sql<{ mode: string }>(
@@ -321,7 +325,7 @@ describe('mode inheritance (D3)', () => {
   });
 });
 
-describe('IDR_PSP_DIRECT_QR (spec 4.1 response shapes)', () => {
+describe('IDR_PSP_DIRECT_QR (docs/api.md#create-a-payment response shapes)', () => {
   test('qris answers qr_string and qr_image_url; a virtual account does not', async () => {
     const direct = await startTestGateway({ IDR_PSP_DIRECT_QR: 'true' });
     try {

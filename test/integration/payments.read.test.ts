@@ -6,7 +6,7 @@ import type { AppWithSecrets } from '../../src/services/apps.js';
 import { assertError, assertStatus, assertTimestamp, HEX32, sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
-// GET /v1/payments/{id} (spec 4.2) over rows written straight into the database, so that the
+// GET /v1/payments/{id} (docs/api.md#read-a-payment) over rows written straight into the database, so that the
 // read side is tested on every state a payment can be in, whatever the provider adapters do.
 
 const VIEW_KEYS = [
@@ -84,7 +84,7 @@ async function read(id: string, as: AppWithSecrets = app) {
 }
 
 describe('GET /v1/payments/{id}: fields and formats', () => {
-  test('exactly the fields of spec 4.2, in order, with their types', async () => {
+  test('exactly the fields of docs/api.md#read-a-payment, in order, with their types', async () => {
     const id = await insertPayment(app, {
       metadata: { order_id: 'A-17', nested: { ok: true }, list: [1, 2] },
       invoice_number: 'INV-000042',

@@ -4,7 +4,7 @@ import type { AppWithSecrets } from '../../src/services/apps.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createPayment, paidPayment, simAction } from '../helpers/payments.js';
 
-// POST /v1/refunds: every error row of spec 7 that refunds can produce, exact status and body.
+// POST /v1/refunds: every error row of docs/api.md#errors that refunds can produce, exact status and body.
 
 let gw: TestGateway;
 let app: AppWithSecrets;

@@ -10,7 +10,7 @@ import {
 import { createPayment, paidPayment, simAction } from '../helpers/payments.js';
 import { eventually, type Receiver } from '../helpers/receiver.js';
 
-// POST /v1/refunds and the operator's refund and cancel (spec 4.3, 4.6; D5, D8, D11).
+// POST /v1/refunds and the operator's refund and cancel (docs/api.md#refunds, #admin-api, #admin-cancel, #create-a-refund).
 
 let gw: TestGateway;
 let receiver: Receiver;
@@ -45,7 +45,7 @@ function eventFor(paymentId: string, event: string) {
   );
 }
 
-test('201: a synchronous refund answers succeeded; refund.succeeded reaches the app, signed, D5 body', async () => {
+test('201: a synchronous refund answers succeeded; refund.succeeded reaches the app, signed, documented body (docs/api.md#event-bodies)', async () => {
   const p = await paidPayment(gw, app, 'idr', 40000);
   const res = await gw.v1(app, 'POST', '/v1/refunds', {
     payment_id: p.id,
@@ -98,7 +98,7 @@ test('201: a synchronous refund answers succeeded; refund.succeeded reaches the 
   assert.match(String(body.timestamp), RFC3339);
   assert.deepEqual(body.metadata, { order: 'O-1' });
 
-  // The payment itself stays succeeded (D5); a second refund is refused.
+  // The payment itself stays succeeded (docs/api.md#refunds); a second refund is refused.
   const read = await gw.v1(app, 'GET', `/v1/payments/${p.id}`);
   assert.equal(read.json<{ status: string }>().status, 'succeeded');
   const again = await gw.v1(app, 'POST', '/v1/refunds', { payment_id: p.id });

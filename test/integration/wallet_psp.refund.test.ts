@@ -18,7 +18,7 @@ import { SimStore } from '../../src/simulators/common.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createPayment, paidPayment, type CreatedPayment } from '../helpers/payments.js';
 
-// wallet_psp capture refunds through POST /v1/refunds and the simulator (spec 4.3, D5, D9).
+// wallet_psp capture refunds through POST /v1/refunds and the simulator (docs/api.md#refunds-per-provider, #refunds, #test-mode).
 
 let gw: TestGateway;
 let core: Gateway;
@@ -224,7 +224,7 @@ describe('synchronous refunds', () => {
     assert.equal((await outbound(v.refund_id)).length, 1);
     assert.equal((await refundRowsOf(p.id)).length, 1);
 
-    // The payment stays succeeded (D5); the status check still reads it as paid.
+    // The payment stays succeeded (docs/api.md#refunds); the status check still reads it as paid.
     const read = await gw.v1(app, 'GET', `/v1/payments/${p.id}`);
     assert.equal(read.json<{ status: string }>().status, 'succeeded');
     assert.deepEqual(
@@ -409,7 +409,7 @@ describe('asynchronous refunds (note containing "pending")', () => {
     );
     assert.equal((await captureOf(p)).status, 'COMPLETED');
 
-    // A failed refund blocks nothing, at the gateway (D5) or at the provider (no money left it).
+    // A failed refund blocks nothing, at the gateway (docs/api.md#create-a-refund) or at the provider (no money left it).
     const next = await refund({ payment_id: p.id, reason: 'second try' });
     const w = assertCreated(next, {
       paymentId: p.id,
@@ -515,7 +515,7 @@ describe('the adapter against the provider rules', () => {
   });
 });
 
-describe('admin (D8): no provider cancel; cancel of a paid payment is a refund', () => {
+describe('admin (docs/api.md#admin-cancel): no provider cancel; cancel of a paid payment is a refund', () => {
   test('cancel of an initiated payment is local: 200 canceled, no provider call needed', async () => {
     const p = await createPayment(gw, app, 'wallet', 1200);
     const res = await gw.admin('POST', `/admin/payments/${p.id}/cancel`);

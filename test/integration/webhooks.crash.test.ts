@@ -11,7 +11,7 @@ import { eventually, Receiver } from '../helpers/receiver.js';
 
 // A real gateway process is SIGKILLed while it finalizes payments and delivers their
 // webhooks. After a restart every finalized payment is delivered at least once and none
-// is finalized twice (spec 6.4 guarantee 1, D6 transactional outbox).
+// is finalized twice (at-least-once delivery through the transactional outbox, docs/api.md#delivery-and-retries).
 
 const N = 300;
 const masterKeyHex = randomBytes(32).toString('hex');

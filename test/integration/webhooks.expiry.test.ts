@@ -10,7 +10,7 @@ import {
 } from '../helpers/gateway.js';
 import { eventually, type Receiver } from '../helpers/receiver.js';
 
-// Spec 3.1 rule 3 and 8: an unpaid QR expires at the provider after 20 minutes and is
+// docs/api.md#payment-states, #limits: an unpaid QR expires at the provider after 20 minutes and is
 // recorded as failed; the reconciler finalizes it even when the provider's webhook is lost.
 
 let gw: TestGateway;

@@ -10,7 +10,7 @@ import {
 import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
 import { eventually, type Receiver } from '../helpers/receiver.js';
 
-// Spec 4.4: every response row of POST /webhooks/<provider>, the archive (2.5) and the
+// docs/api.md#provider-webhooks: every response row of POST /webhooks/<provider>, the archive (docs/api.md#inbound-events) and the
 // mode guard, driven with idr_psp notifications signed independently of the gateway.
 
 let gw: TestGateway;

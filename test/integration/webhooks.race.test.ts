@@ -9,7 +9,7 @@ import {
 import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
 import { eventually, type Receiver } from '../helpers/receiver.js';
 
-// Spec 3.1 rule 2: the move out of initiated is atomic; only one event per payment performs it.
+// docs/api.md#payment-states: the move out of initiated is atomic; only one event per payment performs it.
 
 let gw: TestGateway;
 let receiver: Receiver;

@@ -93,7 +93,7 @@ test('checkout.updated expired and checkout.expired -> canceled', () => {
   });
 });
 
-test('order.paid subscription_create -> succeeded with spec 6.3 enrichment', () => {
+test('order.paid subscription_create -> succeeded with metadata enrichment (docs/api.md#metadata-enrichment)', () => {
   const ev = parse('order.paid', order('subscription_create'));
   assert.deepEqual(ev, {
     eventType: 'order.paid',

@@ -22,7 +22,7 @@ function configError(message: string) {
   };
 }
 
-test('defaults (D10)', () => {
+test('defaults (docs/operations.md#configuration)', () => {
   const c = loadConfig(BASE);
   assert.equal(c.env, 'development');
   assert.equal(c.port, 8080);

@@ -18,7 +18,7 @@ function bad(fn: () => unknown, body: string) {
 
 const NOW = new Date('2026-11-22T10:30:00.000Z');
 
-describe('admin query parameters (D8, D11)', () => {
+describe('admin query parameters (docs/api.md#query-parameters)', () => {
   test('mode: a filter only for test, sandbox, live', () => {
     assert.equal(resolveMode('test'), 'test');
     assert.equal(resolveMode('sandbox'), 'sandbox');

@@ -7,11 +7,11 @@ import {
   subscriptionEventBody,
 } from '../../src/domain/events.js';
 
-// Outbound bodies, field for field: spec 6.2 (payments), D5 (refunds), D6 (subscriptions).
+// Outbound bodies, field for field (docs/api.md#event-bodies): payments, refunds, subscriptions.
 
 const at = new Date('2026-11-22T10:11:12.345Z');
 
-test('payment event: spec 6.2 fields in order, amount named amount, empty provider_ref when unknown', () => {
+test('payment event: docs/api.md#event-bodies fields in order, amount named amount, empty provider_ref when unknown', () => {
   const body = JSON.parse(
     paymentEventBody(
       paymentEventType('failed'),
@@ -54,7 +54,7 @@ test('payment event: spec 6.2 fields in order, amount named amount, empty provid
   ]);
 });
 
-test('refund event: D5 fields in order, metadata of the payment', () => {
+test('refund event: docs/api.md#event-bodies fields in order, metadata of the payment', () => {
   const body = JSON.parse(
     refundEventBody(
       'refund.succeeded',
@@ -89,7 +89,7 @@ test('refund event: D5 fields in order, metadata of the payment', () => {
   assert.deepEqual(body.metadata, { order: 1 });
 });
 
-test('subscription events: D6 fields in order; status canceled or revoked', () => {
+test('subscription events: docs/api.md#event-bodies fields in order; status canceled or revoked', () => {
   for (const [event, status] of [
     ['subscription.canceled', 'canceled'],
     ['subscription.revoked', 'revoked'],

@@ -51,7 +51,7 @@ test('optional fields default: no email, empty metadata, no prefix', () => {
   assert.equal(parseCreatePayment({ ...VALID, invoice_prefix: null }).invoicePrefix, null);
 });
 
-test('missing required fields are listed in the spec table order (absent, null, empty)', () => {
+test('missing required fields are listed in the documented order (absent, null, empty)', () => {
   // Every subset of the five required fields, each missing in all three ways.
   for (let mask = 1; mask < 1 << REQUIRED.length; mask++) {
     const missing = REQUIRED.filter((_, i) => mask & (1 << i));

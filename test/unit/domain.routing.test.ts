@@ -18,7 +18,7 @@ function apiError(status: number, body: string) {
   };
 }
 
-test('the default table (D3): every IDR rail goes to idr_psp', () => {
+test('the default table (docs/api.md#routing): every IDR rail goes to idr_psp', () => {
   assert.deepEqual(
     [...IDR_METHODS],
     ['qris', 'va_bca', 'va_mandiri', 'va_bni', 'va_bri', 'va_permata'],
@@ -26,7 +26,7 @@ test('the default table (D3): every IDR rail goes to idr_psp', () => {
   for (const m of IDR_METHODS) assert.equal(routePayment('IDR', m, ALL), 'idr_psp');
 });
 
-test('the default table (D3): card_psp and wallet_psp for USD, EUR and GBP', () => {
+test('the default table (docs/api.md#routing): card_psp and wallet_psp for USD, EUR and GBP', () => {
   for (const c of ['USD', 'EUR', 'GBP']) {
     assert.equal(routePayment(c, 'card_psp', ALL), 'card_psp');
     assert.equal(routePayment(c, 'wallet_psp', ALL), 'wallet_psp');

@@ -13,7 +13,7 @@ import {
   type ValidRefundRequest,
 } from '../../src/simulators/wallet_psp/refunds.js';
 
-// The simulator's capture-refund rules (spec 4.3 wallet_psp row, D9), without HTTP.
+// The simulator's capture-refund rules (docs/api.md#refunds-per-provider, #test-mode), without HTTP.
 
 const CAPTURED_AT = Date.parse('2026-01-01T00:00:00Z');
 

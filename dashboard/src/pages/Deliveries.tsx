@@ -5,7 +5,7 @@ import { shortId } from '../format';
 import { href } from '../router';
 import type { Delivery } from '../types';
 
-/** Deliveries the gateway gave up on (D6), each with a retry of its payment's webhook. */
+/** Deliveries the gateway gave up on (docs/api.md#deliveries), each with a retry of its payment's webhook. */
 export function Deliveries() {
   const r = useApi<{ deliveries: Delivery[] }>('/admin/deliveries?status=dead&limit=200');
   const [target, setTarget] = useState<Delivery | null>(null);

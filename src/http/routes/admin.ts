@@ -27,7 +27,7 @@ export function parseLimit(raw: string | undefined): number {
   return Number(raw);
 }
 
-/** D10: Prometheus text at GET /metrics, admin token required. */
+/** docs/api.md#health-and-metrics: Prometheus text at GET /metrics, admin token required. */
 export function metricsRoute(gw: Gateway) {
   return async (app: FastifyInstance) => {
     app.get('/metrics', async (req, reply) => {

@@ -5,7 +5,7 @@ import { serviceDeps, type Gateway } from '../../gateway.js';
 import { handleProviderWebhook } from '../../services/inbound.js';
 import { markDurable, rawBody, sendJson } from '../reply.js';
 
-/** Spec 4.4: POST /webhooks/<provider>, unversioned, authenticated by the provider's signature. */
+/** docs/api.md#provider-webhooks: POST /webhooks/<provider>, unversioned, authenticated by the provider's signature. */
 export function webhookRoutes(gw: Gateway) {
   const deps = {
     ...serviceDeps(gw),

@@ -62,7 +62,7 @@ async function registerCheckout(
   const product = input.metadata.card_psp_product_id;
   const productId = typeof product === 'string' && product !== '' ? product : null;
   // Without a product the checkout is still sent: the provider's own refusal is the error
-  // the app sees (spec 4.1: the card provider needs card_psp_product_id).
+  // the app sees (docs/api.md#create-a-payment: the card provider needs card_psp_product_id).
   const body: CheckoutCreate = {
     products: productId ? [productId] : [],
     external_customer_id: input.externalUserId,

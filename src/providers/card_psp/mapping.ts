@@ -20,14 +20,14 @@ function unreachable(v: never): never {
   throw new Error(`unmapped card_psp value ${String(v)}`);
 }
 
-/** Provider timestamps normalised to RFC 3339 UTC (spec 6.3); unparseable ones are dropped. */
+/** Provider timestamps normalised to RFC 3339 UTC (docs/api.md#metadata-enrichment); unparseable ones are dropped. */
 export function rfc3339(value: string | null | undefined): string | undefined {
   if (!value) return undefined;
   const t = Date.parse(value);
   return Number.isNaN(t) ? undefined : new Date(t).toISOString();
 }
 
-/** Spec 6.3 enrichment: subscription id, next renewal, the provider's event name. */
+/** Metadata enrichment (docs/api.md#metadata-enrichment): subscription id, next renewal, the provider's event name. */
 export function enrichment(
   eventType: string,
   subscriptionId: string | null | undefined,
@@ -155,7 +155,7 @@ export function mapEvent(ev: CardPspEvent): InboundEvent {
           out.paymentId = undefined;
           out.providerRef = order.id;
         }
-        // One refund per payment (spec 4.3), so the order id names the refund uniquely.
+        // One refund per payment (docs/api.md#create-a-refund), so the order id names the refund uniquely.
         out.action = {
           kind: 'refund',
           outcome: 'succeeded',

@@ -44,7 +44,7 @@ export function mapTransactionStatus(tx: StatusFields): InboundAction {
     case 'pending':
     case 'authorize':
       return { kind: 'none' };
-    // Spec 3.1 rule 3: a QR (or VA) that expires unpaid is recorded as failed.
+    // docs/api.md#payment-states: a QR (or VA) that expires unpaid is recorded as failed.
     case 'deny':
     case 'failure':
     case 'expire':

@@ -42,7 +42,7 @@ async function captureId(ctx: ProviderContext, orderId: string): Promise<string>
 }
 
 /**
- * Capture refund (spec 4.3: up to about 180 days from capture, enforced by the provider).
+ * Capture refund (docs/api.md#refunds-per-provider: up to about 180 days from capture, enforced by the provider).
  * PayPal-Request-Id = our refund id, so a retry after a timeout (or a resumed
  * Idempotency-Key) gets the original refund back instead of refunding twice.
  */

@@ -13,7 +13,7 @@ import {
 } from './transactions.js';
 
 /**
- * The provider's refund rules for QRIS (spec 4.3): a same-wallet payment is refunded online
+ * The provider's refund rules for QRIS (docs/api.md#refunds-per-provider): a same-wallet payment is refunded online
  * within 1 day of the transaction, later only manually; a cross-wallet payment online for
  * 365 days, settled by the paying wallet some time after the request. Virtual accounts have
  * no window. Windows run from the settlement time on the simulator clock, ends included.

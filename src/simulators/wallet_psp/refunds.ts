@@ -24,7 +24,7 @@ import {
   type SimToken,
 } from './orders.js';
 
-/** Spec 4.3: capture refunds up to about 180 days from the capture (end included). */
+/** docs/api.md#refunds-per-provider: capture refunds up to about 180 days from the capture (end included). */
 export const REFUND_WINDOW_MS = 180 * 86_400_000;
 
 /** The provider's refusals (details[0].description, verbatim in `refund failed: ...`). */
@@ -37,7 +37,7 @@ export const REFUND_REFUSAL = {
   notRefundable: 'The capture did not complete and cannot be refunded.',
 } as const;
 
-/** A refund whose note_to_payer contains this word (any case) stays PENDING (D9 trigger). */
+/** A refund whose note_to_payer contains this word (any case) stays PENDING (a simulator trigger, docs/api.md#test-mode). */
 export const PENDING_TRIGGER = /pending/i;
 
 /** status_details.reason of a refund failed with the refund_fail action. */

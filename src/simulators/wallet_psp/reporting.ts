@@ -1,7 +1,7 @@
 /**
  * wallet_psp simulator reporting (PayPal style): GET /v1/reporting/balances and
  * GET /v1/reporting/transactions (payouts as T0400 withdrawals), plus the scripted
- * POST /payouts that makes a payout happen (the merchant's "withdraw to bank", D9 style, no
+ * POST /payouts that makes a payout happen (the merchant's "withdraw to bank"; docs/api.md#test-mode: no
  * authentication like every scripted simulator route).
  *
  * The account of a client id holds what its orders captured, minus completed refunds, minus
