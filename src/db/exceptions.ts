@@ -88,3 +88,13 @@ export async function resolveException(
   );
   return res.rows[0] ?? null;
 }
+
+/** The late charge was given back by the gateway itself. */
+export async function markRefunded(db: Queryable, id: string): Promise<ExceptionRow | null> {
+  const res = await db.query<ExceptionRow>(
+    `UPDATE payment_exceptions SET resolution = 'refunded', resolved_at = now()
+     WHERE id = $1 AND resolution = 'manual' RETURNING ${COLUMNS}`,
+    [id],
+  );
+  return res.rows[0] ?? null;
+}

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { WebhookLimitsConfig } from '../config.js';
 import { archiveInbound, recordInboundOutcome, restoreFullBody } from '../db/inbound.js';
+import { markRefunded } from '../db/exceptions.js';
 import { enqueueEvent } from '../db/outbox.js';
 import { PAYMENT_COLUMNS, type PaymentRow } from '../db/payments.js';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
@@ -17,6 +18,7 @@ import {
 } from '../providers/types.js';
 import { lateChargeKind, recordException } from './exceptions.js';
 import { finalizePayment } from './finalize.js';
+import { refundLateCharge } from './refunds.js';
 import { webhooksRateLimited } from '../metrics.js';
 import type { SourceRateLimiter } from './sourceRateLimit.js';
 
@@ -304,12 +306,18 @@ async function lateCharge(deps: InboundDeps, payment: PaymentRow, ev: InboundEve
   const now = await findOne(deps.pool, 'id', [payment.id]);
   const kind = now ? lateChargeKind(now) : null;
   if (!now || !kind) return;
-  await recordException(deps.pool, deps.log, now, {
+  const exception = await recordException(deps.pool, deps.log, now, {
     kind,
     providerRef: now.provider_ref ?? ev.providerRef ?? '',
     amountMinor: now.amount_minor,
     currency: now.currency,
   });
+  // Once per exception: where the provider refunds by API, the money goes back at once.
+  if (!exception) return;
+  const refund = await refundLateCharge(deps, now);
+  if (refund && (refund.status === 'succeeded' || refund.status === 'initiated')) {
+    await markRefunded(deps.pool, exception.id);
+  }
 }
 
 /**

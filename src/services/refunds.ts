@@ -151,6 +151,42 @@ export async function refundPayment(
   return callProvider(deps, payment, refund);
 }
 
+const LATE_CHARGE_REASON = 'charged after the payment was final';
+
+/**
+ * The full refund of a charge the provider reported on a canceled or failed payment
+ * (docs/api.md#exceptions), where the provider refunds by API. Recorded like any refund (row,
+ * refund event); returns it as stored afterwards, or null when the provider has no refund
+ * operation or the payment already has a refund.
+ */
+export async function refundLateCharge(
+  deps: RefundServiceDeps,
+  payment: PaymentRow,
+): Promise<RefundRow | null> {
+  if (!deps.providers.get(payment.provider as ProviderSlug).refund) return null;
+  const refund = await withTransaction(deps.pool, (tx) =>
+    refundsDb.insertInitiatedRefund(tx, {
+      id: newId(),
+      payment_id: payment.id,
+      app_id: payment.app_id,
+      mode: payment.mode,
+      amount_minor: payment.amount_minor,
+      currency: payment.currency,
+      provider: payment.provider,
+      reason: LATE_CHARGE_REASON,
+    }),
+  );
+  if (!refund) return null;
+  try {
+    await callProvider(deps, payment, refund);
+  } catch (err) {
+    // Refused or unanswered: stored failed, or initiated and resent later; the exception
+    // stays for the operator.
+    deps.log.warn({ err, refund_id: refund.id }, 'refund of a late charge did not complete');
+  }
+  return refundsDb.findRefund(deps.pool, refund.id);
+}
+
 function refundAuditChange(r: RefundRow): AuditChange {
   return {
     targetType: 'payment',

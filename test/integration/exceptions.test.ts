@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { assertError, assertTimestamp, paymentBody, sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
 
 let gw: TestGateway;
 let app: AppWithSecrets;
@@ -241,4 +242,63 @@ test('list: newest first, limit and before paging, 400s, admin token only', asyn
   const anon = await fetch(`${gw.url}/admin/exceptions`);
   assert.equal(anon.status, 401);
   assert.equal(await anon.text(), 'unauthorized');
+});
+
+test('idr_psp: a charge reported on a canceled payment is refunded at once and recorded', async () => {
+  const created = await gw.v1(
+    app,
+    'POST',
+    '/v1/payments',
+    paymentBody({ currency: 'IDR', method: 'qris', amount_minor: 25000 }),
+  );
+  assert.equal(created.status, 201, created.text);
+  const id = created.json<{ payment_id: string }>().payment_id;
+  assert.equal((await gw.admin('POST', `/admin/payments/${id}/cancel`)).status, 200);
+  // The provider settles the transaction anyway (a late confirmation from the paying bank).
+  await sql(
+    gw.databaseUrl,
+    `UPDATE sim_objects SET data = data || '{"transaction_status":"settlement"}'::jsonb
+     WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1`,
+    [id],
+  );
+  const notification = idrNotification(idrTestServerKey(gw.running.gw.config.masterKey), {
+    orderId: id,
+    status: 'settlement',
+    grossAmount: 25000,
+  });
+  for (let i = 0; i < 2; i++) {
+    const res = await postWebhook(gw.url, 'idr_psp', notification);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.text, ALREADY);
+  }
+  assert.equal(await status(id), 'canceled');
+  const [e, ...rest] = await exceptionsOf(id);
+  assert.deepEqual(rest, []);
+  assert.equal(e?.kind, 'paid_after_cancel');
+  assert.equal(e?.resolution, 'refunded');
+  assertTimestamp(e?.resolved_at);
+  const refunds = await sql<{ status: string; amount_minor: number; reason: string }>(
+    gw.databaseUrl,
+    'SELECT status, amount_minor, reason FROM refunds WHERE payment_id = $1',
+    [id],
+  );
+  assert.deepEqual(refunds, [
+    { status: 'succeeded', amount_minor: 25000, reason: 'charged after the payment was final' },
+  ]);
+  const [sim] = await sql<{ data: { transaction_status: string; refunds?: unknown[] } }>(
+    gw.databaseUrl,
+    `SELECT data FROM sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1`,
+    [id],
+  );
+  assert.equal(sim?.data.transaction_status, 'refund');
+  assert.equal(sim?.data.refunds?.length, 1);
+  const events = await sql<{ event_type: string }>(
+    gw.databaseUrl,
+    'SELECT event_type FROM outbound_events WHERE payment_id = $1 ORDER BY created_at',
+    [id],
+  );
+  assert.deepEqual(
+    events.map((x) => x.event_type),
+    ['payment.canceled', 'refund.succeeded'],
+  );
 });
