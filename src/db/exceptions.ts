@@ -98,3 +98,21 @@ export async function markRefunded(db: Queryable, id: string): Promise<Exception
   );
   return res.rows[0] ?? null;
 }
+
+/** The oldest late charge of a payment still waiting for the operator, now refunded. */
+export async function refundLateChargeException(
+  db: Queryable,
+  paymentId: string,
+): Promise<ExceptionRow | null> {
+  const res = await db.query<ExceptionRow>(
+    `UPDATE payment_exceptions SET resolution = 'refunded', resolved_at = now(),
+       note = 'refunded at the provider'
+     WHERE id = (SELECT id FROM payment_exceptions
+                 WHERE payment_id = $1 AND resolution = 'manual'
+                   AND kind IN ('paid_after_cancel', 'paid_after_failure')
+                 ORDER BY detected_at, id LIMIT 1 FOR UPDATE)
+     RETURNING ${COLUMNS}`,
+    [paymentId],
+  );
+  return res.rows[0] ?? null;
+}

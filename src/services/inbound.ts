@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { WebhookLimitsConfig } from '../config.js';
 import { archiveInbound, recordInboundOutcome, restoreFullBody } from '../db/inbound.js';
-import { markRefunded } from '../db/exceptions.js';
+import { markRefunded, refundLateChargeException } from '../db/exceptions.js';
 import { enqueueEvent } from '../db/outbox.js';
 import { PAYMENT_COLUMNS, type PaymentRow } from '../db/payments.js';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
@@ -424,6 +424,7 @@ async function refundEvent(
       );
     }
     if (refund && refund.status !== 'initiated') return null;
+    let created = false;
     if (refund) {
       refund = (
         await tx.query<RefundRow>(
@@ -434,6 +435,7 @@ async function refundEvent(
         )
       ).rows[0];
     } else {
+      created = true;
       refund = (
         await tx.query<RefundRow>(
           `INSERT INTO refunds (id, payment_id, app_id, mode, status, amount_minor, currency, provider,
@@ -456,6 +458,8 @@ async function refundEvent(
       ).rows[0];
     }
     if (!refund) return null;
+    if (created && refund.status === 'succeeded')
+      await unrequestedRefund(tx, deps, payment, refund);
     const eventType = action.outcome === 'succeeded' ? 'refund.succeeded' : 'refund.failed';
     await enqueueEvent(tx, {
       appId: payment.app_id,
@@ -469,4 +473,27 @@ async function refundEvent(
   return result
     ? { ack: ACK, outcome: `refund_${action.outcome}` }
     : { ack: ALREADY, outcome: 'already_finalized' };
+}
+
+/**
+ * A refund made at the provider on a payment that never succeeded: it gives back a late
+ * charge waiting for the operator (that exception is then refunded), or else it is money the
+ * gateway did not ask to move, an unrequested_refund exception. Runs in the refund's
+ * transaction.
+ */
+async function unrequestedRefund(
+  tx: Queryable,
+  deps: InboundDeps,
+  payment: PaymentRow,
+  refund: RefundRow,
+): Promise<void> {
+  const now = await findOne(tx, 'id', [payment.id]);
+  if (!now || now.status === 'succeeded') return;
+  if (await refundLateChargeException(tx, payment.id)) return;
+  await recordException(tx, deps.log, now, {
+    kind: 'unrequested_refund',
+    providerRef: refund.provider_ref ?? '',
+    amountMinor: refund.amount_minor,
+    currency: refund.currency,
+  });
 }

@@ -302,3 +302,57 @@ test('idr_psp: a charge reported on a canceled payment is refunded at once and r
     ['payment.canceled', 'refund.succeeded'],
   );
 });
+
+test('a refund the gateway never asked for on an unpaid payment is an unrequested_refund, once', async () => {
+  const created = await gw.v1(
+    app,
+    'POST',
+    '/v1/payments',
+    paymentBody({ currency: 'IDR', method: 'qris', amount_minor: 6000 }),
+  );
+  assert.equal(created.status, 201, created.text);
+  const id = created.json<{ payment_id: string }>().payment_id;
+  const body = idrNotification(idrTestServerKey(gw.running.gw.config.masterKey), {
+    orderId: id,
+    status: 'refund',
+    grossAmount: 6000,
+    transactionId: '7d4b4a56-0000-4000-8000-0000000000aa',
+  });
+  const res = await postWebhook(gw.url, 'idr_psp', body);
+  assert.equal(res.text, '{"acknowledged":true}');
+  assert.equal(await status(id), 'initiated');
+  const refunds = await sql(
+    gw.databaseUrl,
+    'SELECT status, amount_minor, provider_ref FROM refunds WHERE payment_id = $1',
+    [id],
+  );
+  assert.deepEqual(refunds, [
+    {
+      status: 'succeeded',
+      amount_minor: 6000,
+      provider_ref: '7d4b4a56-0000-4000-8000-0000000000aa',
+    },
+  ]);
+  const [e, ...rest] = await exceptionsOf(id);
+  assert.deepEqual(rest, []);
+  assert.equal(e?.kind, 'unrequested_refund');
+  assert.equal(e?.resolution, 'manual');
+  assert.equal(e?.provider_ref, '7d4b4a56-0000-4000-8000-0000000000aa');
+  assert.equal(e?.amount_minor, 6000);
+  assert.equal((await postWebhook(gw.url, 'idr_psp', body)).text, ALREADY);
+  assert.equal((await exceptionsOf(id)).length, 1);
+});
+
+test("card_psp: the operator's refund at the provider answers the late charge", async () => {
+  const p = await cardPayment();
+  await gw.admin('POST', `/admin/payments/${p.id}/cancel`);
+  await act(p.ref, 'pay');
+  const refunded = await act(p.ref, 'refund');
+  assert.deepEqual(refunded, { gateway_status: 200, gateway_body: '{"acknowledged":true}' });
+  assert.equal(await status(p.id), 'canceled');
+  const [e, ...rest] = await exceptionsOf(p.id);
+  assert.deepEqual(rest, []);
+  assert.equal(e?.kind, 'paid_after_cancel');
+  assert.equal(e?.resolution, 'refunded');
+  assert.equal(e?.note, 'refunded at the provider');
+});
