@@ -277,6 +277,11 @@ test('idr_psp: a charge reported on a canceled payment, delivered 8 times at onc
   assert.equal(e?.kind, 'paid_after_cancel');
   assert.equal(e?.resolution, 'refunded');
   assertTimestamp(e?.resolved_at);
+  assertError(
+    await gw.admin('POST', `/admin/exceptions/${e?.id}/resolve`, { note: 'n' }),
+    422,
+    'exception already refunded',
+  );
   const refunds = await sql<{ status: string; amount_minor: number; reason: string }>(
     gw.databaseUrl,
     'SELECT status, amount_minor, reason FROM refunds WHERE payment_id = $1',
