@@ -59,6 +59,14 @@ export interface WebhookLimitsConfig {
   rejectedRetentionDays: number;
 }
 
+/** How long the append-only history is kept (docs/operations.md#retention). */
+export interface RetentionConfig {
+  /** Archived inbound webhooks (any outcome) are deleted after this many days. */
+  inboundDays: number;
+  /** Attempts of finished (delivered or dead) deliveries are deleted after this many days. */
+  deliveryAttemptsDays: number;
+}
+
 /** Fastify's trustProxy: false (the socket address), a hop count, or trusted proxy addresses. */
 export type TrustProxy = false | number | string;
 
@@ -89,6 +97,7 @@ export interface Config {
   workers: number;
   http: HttpLimitsConfig;
   webhooks: WebhookLimitsConfig;
+  retention: RetentionConfig;
   trustProxy: TrustProxy;
 }
 
@@ -395,6 +404,10 @@ export function loadConfig(env: Env = process.env): Config {
     workers: intVar(env, 'WORKERS', 1, 1, 64),
     http: loadHttpLimits(env, providerTimeoutMs),
     webhooks: loadWebhookLimits(env),
+    retention: {
+      inboundDays: intVar(env, 'INBOUND_RETENTION_DAYS', 400, 1, 36500),
+      deliveryAttemptsDays: intVar(env, 'DELIVERY_ATTEMPTS_RETENTION_DAYS', 400, 1, 36500),
+    },
     trustProxy: trustProxyVar(env),
   };
   // Secrets kept in DATA_DIR last: a configuration with an error writes nothing.

@@ -1,5 +1,6 @@
 import { purgeExpired } from './db/idempotency.js';
 import { purgeRejectedInbound } from './db/inbound.js';
+import { purgeOldDeliveryAttempts, purgeOldInbound } from './db/retention.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { serviceDeps, type Gateway } from './gateway.js';
 import { reconcileDue } from './services/reconciler.js';
@@ -11,6 +12,35 @@ export interface Workers {
 
 const PURGE_EVERY_MS = 10 * 60_000;
 const RECONCILE_EVERY_MS = 10_000;
+
+/**
+ * The retention job (docs/operations.md#retention): every purge runs in batches until it
+ * finds nothing more, or the process starts draining. Returns the rows deleted per table.
+ */
+export async function purgeHistory(gw: Gateway): Promise<Record<string, number>> {
+  const r = gw.config.retention;
+  const purges: [string, () => Promise<number>][] = [
+    ['idempotency_keys', () => purgeExpired(gw.pool)],
+    [
+      'inbound_events (bad signature)',
+      () => purgeRejectedInbound(gw.pool, gw.config.webhooks.rejectedRetentionDays),
+    ],
+    ['inbound_events', () => purgeOldInbound(gw.pool, r.inboundDays)],
+    ['delivery_attempts', () => purgeOldDeliveryAttempts(gw.pool, r.deliveryAttemptsDays)],
+  ];
+  const deleted: Record<string, number> = {};
+  for (const [table, purge] of purges) {
+    deleted[table] = 0;
+    for (;;) {
+      const n = await purge();
+      deleted[table] += n;
+      if (n === 0 || gw.phase === 'draining') break;
+    }
+  }
+  const total = Object.values(deleted).reduce((a, b) => a + b, 0);
+  if (total > 0) gw.log.info({ deleted }, 'retention: old history deleted');
+  return deleted;
+}
 
 /** Background loops every instance runs; each is safe to run on many instances at once. */
 export async function startWorkers(gw: Gateway): Promise<Workers> {
@@ -27,13 +57,7 @@ export async function startWorkers(gw: Gateway): Promise<Workers> {
       }, ms).unref(),
     );
   };
-  every(PURGE_EVERY_MS, 'idempotency key purge', async () => {
-    while ((await purgeExpired(gw.pool)) > 0 && gw.phase === 'ready');
-  });
-  every(PURGE_EVERY_MS, 'rejected webhook purge', async () => {
-    const days = gw.config.webhooks.rejectedRetentionDays;
-    while ((await purgeRejectedInbound(gw.pool, days)) > 0 && gw.phase === 'ready');
-  });
+  every(PURGE_EVERY_MS, 'retention', () => purgeHistory(gw));
   every(RECONCILE_EVERY_MS, 'reconciler', () => reconcileDue(gw));
   every(RECONCILE_EVERY_MS, 'refund retry', () => retryUnansweredRefunds(serviceDeps(gw)));
   const delivery = new DeliveryWorker(gw);

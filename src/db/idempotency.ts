@@ -126,11 +126,16 @@ export async function release(db: Queryable, s: IdempotencyScope): Promise<void>
   });
 }
 
-/** Background purge of keys past the 24 h window, in bounded batches. */
+/**
+ * Background purge of keys past the 24 h window, in bounded batches; SKIP LOCKED lets
+ * several instances purge at once without waiting on each other or on a request that
+ * holds the key.
+ */
 export async function purgeExpired(db: Queryable, batch = 1000): Promise<number> {
   const res = await db.query(
-    `DELETE FROM idempotency_keys WHERE ctid IN (
-       SELECT ctid FROM idempotency_keys WHERE created_at < now() - ${WINDOW} LIMIT $1)`,
+    `DELETE FROM idempotency_keys WHERE (app_id, endpoint, key) IN (
+       SELECT app_id, endpoint, key FROM idempotency_keys WHERE created_at < now() - ${WINDOW}
+       ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
     [batch],
   );
   return res.rowCount ?? 0;

@@ -1,0 +1,44 @@
+import type { Queryable } from './pool.js';
+
+/**
+ * Retention of the append-only history (docs/operations.md#retention). Each purge deletes
+ * at most `batch` rows per statement, oldest first; FOR UPDATE SKIP LOCKED lets every
+ * instance run it at once without waiting on the others, and keeps each statement short so
+ * it never holds back the live traffic on the same tables.
+ */
+
+/** Archived inbound webhooks of any outcome older than the retention. */
+export async function purgeOldInbound(
+  db: Queryable,
+  retentionDays: number,
+  batch = 1000,
+): Promise<number> {
+  const res = await db.query(
+    `DELETE FROM inbound_events WHERE id IN (
+       SELECT id FROM inbound_events
+       WHERE received_at < now() - $1 * interval '1 day'
+       ORDER BY received_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [retentionDays, batch],
+  );
+  return res.rowCount ?? 0;
+}
+
+/**
+ * Attempts older than the retention, of deliveries that are finished (delivered or dead).
+ * A pending delivery keeps every attempt, however old: its count and last errors are what
+ * the operator reads while it is still being retried.
+ */
+export async function purgeOldDeliveryAttempts(
+  db: Queryable,
+  retentionDays: number,
+  batch = 1000,
+): Promise<number> {
+  const res = await db.query(
+    `DELETE FROM delivery_attempts WHERE id IN (
+       SELECT a.id FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+       WHERE a.started_at < now() - $1 * interval '1 day' AND d.status <> 'pending'
+       ORDER BY a.started_at LIMIT $2 FOR UPDATE OF a SKIP LOCKED)`,
+    [retentionDays, batch],
+  );
+  return res.rowCount ?? 0;
+}
