@@ -4,7 +4,8 @@ import type { WebhookNetwork } from './delivery/network.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { Listener } from './db/listener.js';
-import { createPool } from './db/pool.js';
+import { parseDatabaseUrl, PrimaryLocator } from './db/connection.js';
+import { createPool, type Pool } from './db/pool.js';
 import { createGateway, setBoundPort, type Gateway } from './gateway.js';
 import { buildHttpServer, type HttpServer } from './http/server.js';
 import type { Logger } from './logger.js';
@@ -31,6 +32,17 @@ export interface StartOptions {
   webhookNetwork?: WebhookNetwork;
 }
 
+/** Migrations hold a session advisory lock: through PgBouncer, on a direct connection of their own. */
+async function migrateOver(main: Pool, direct: PrimaryLocator | undefined): Promise<string[]> {
+  if (!direct) return migrate(main);
+  const pool = createPool(direct, 1);
+  try {
+    return await migrate(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
 export async function startGateway(
   config: Config,
   log: Logger,
@@ -42,9 +54,16 @@ export async function startGateway(
     embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, log);
     databaseUrl = embedded.url;
   }
-  const pool = createPool(databaseUrl, opts.poolMax ?? 20);
-  const durablePool = createPool(databaseUrl, 10, true);
-  const listener = new Listener(databaseUrl, log);
+  // One locator of the primary for the process (db/connection.ts); LISTEN and migrations go
+  // around a PgBouncer in transaction pooling mode, straight to PostgreSQL.
+  const transactionPooling = config.database.poolMode === 'transaction';
+  const locator = new PrimaryLocator(parseDatabaseUrl(databaseUrl, transactionPooling), log);
+  const direct = config.database.directUrl
+    ? new PrimaryLocator(parseDatabaseUrl(config.database.directUrl), log)
+    : locator;
+  const pool = createPool(locator, opts.poolMax ?? 20);
+  const durablePool = createPool(locator, 10, true);
+  const listener = new Listener(direct, log);
   const gw = createGateway(config, pool, durablePool, log, listener, opts.webhookNetwork);
   const http = buildHttpServer(gw);
   let workers: Workers | undefined;
@@ -53,7 +72,7 @@ export async function startGateway(
     await http.listen({ port: config.port, host: config.host });
     const port = (http.server.address() as AddressInfo).port;
     setBoundPort(gw, port);
-    const applied = await migrate(pool);
+    const applied = await migrateOver(pool, direct === locator ? undefined : direct);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
     if (opts.workers !== false) workers = await startWorkers(gw);
     await listener.start();

@@ -10,6 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import { DatabaseUrlError, parseDatabaseUrl } from './db/connection.js';
 import { MODES, PROVIDERS, type Mode, type ProviderSlug } from './domain/types.js';
 
 /** Credentials and endpoint of one provider in one mode. Keys are provider-specific. */
@@ -59,6 +60,14 @@ export interface WebhookLimitsConfig {
   rejectedRetentionDays: number;
 }
 
+/** How the gateway reaches PostgreSQL beyond DATABASE_URL (docs/operations.md#high-availability). */
+export interface DatabaseConfig {
+  /** `transaction`: DATABASE_URL is PgBouncer in transaction pooling mode. */
+  poolMode: 'session' | 'transaction';
+  /** A connection straight to PostgreSQL for LISTEN and migrations (required in transaction mode). */
+  directUrl: string | undefined;
+}
+
 /** How long the append-only history is kept (docs/operations.md#retention). */
 export interface RetentionConfig {
   /** Archived inbound webhooks (any outcome) are deleted after this many days. */
@@ -75,6 +84,7 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  database: DatabaseConfig;
   dataDir: string;
   embeddedPgPort: number;
   adminToken: string;
@@ -352,6 +362,39 @@ function trustProxyVar(env: Env): TrustProxy {
   return entries.join(',');
 }
 
+/** A postgres:// URL with one or more hosts (db/connection.ts); the error never shows it. */
+function checkDatabaseUrl(name: string, url: string): void {
+  try {
+    parseDatabaseUrl(url);
+  } catch (err) {
+    if (err instanceof DatabaseUrlError) throw new ConfigError(`${name} ${err.message}`);
+    throw err;
+  }
+}
+
+function loadDatabaseConfig(env: Env, databaseUrl: string | undefined): DatabaseConfig {
+  if (databaseUrl) checkDatabaseUrl('DATABASE_URL', databaseUrl);
+  const poolMode = (env.DATABASE_POOL_MODE || 'session').toLowerCase();
+  if (poolMode !== 'session' && poolMode !== 'transaction') {
+    throw new ConfigError(
+      `DATABASE_POOL_MODE must be session or transaction, got "${env.DATABASE_POOL_MODE}"`,
+    );
+  }
+  const directUrl = env.DATABASE_DIRECT_URL || undefined;
+  if (directUrl) checkDatabaseUrl('DATABASE_DIRECT_URL', directUrl);
+  if (poolMode === 'transaction') {
+    if (!databaseUrl) {
+      throw new ConfigError('DATABASE_POOL_MODE=transaction needs DATABASE_URL (the PgBouncer)');
+    }
+    if (!directUrl) {
+      throw new ConfigError(
+        'DATABASE_DIRECT_URL is required when DATABASE_POOL_MODE=transaction: LISTEN and migrations need a connection to PostgreSQL itself',
+      );
+    }
+  }
+  return { poolMode, directUrl };
+}
+
 function camel(name: string): string {
   return name.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 }
@@ -364,9 +407,7 @@ export function loadConfig(env: Env = process.env): Config {
   const isProd = rawEnv === 'production';
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const databaseUrl = env.DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must be a postgres:// URL');
-  }
+  const database = loadDatabaseConfig(env, databaseUrl);
   const adminTokenVar = checkAdminTokenVar(env, isProd);
   if (isProd && !env.MASTER_KEY) {
     throw new ConfigError('MASTER_KEY is required when PAYGATE_ENV=production');
@@ -386,6 +427,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: intVar(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
     databaseUrl,
+    database,
     dataDir,
     embeddedPgPort: intVar(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
     publicBaseUrl: urlVar(env, 'PUBLIC_BASE_URL'),

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { checkPrimary, clientClass, parseDatabaseUrl, PrimaryLocator } from './connection.js';
 
 type Handler = (payload: string) => void;
 
@@ -17,11 +18,23 @@ export class Listener {
   private readonly resets: (() => void)[] = [];
   private closed = false;
   private retryTimer: NodeJS.Timeout | null = null;
+  private readonly Client: typeof pg.Client;
+  private readonly locator: PrimaryLocator;
 
+  /**
+   * connection: a URL, or the locator of the primary. Never through PgBouncer's transaction
+   * pooling, where a LISTEN would stay on a server connection other clients then use.
+   */
   constructor(
-    private readonly connectionString: string,
+    connection: string | PrimaryLocator,
     private readonly log: Log,
-  ) {}
+  ) {
+    this.locator =
+      typeof connection === 'string'
+        ? new PrimaryLocator(parseDatabaseUrl(connection))
+        : connection;
+    this.Client = clientClass(this.locator, { keepAlive: true, connectionTimeoutMillis: 5000 });
+  }
 
   on(channel: string, handler: Handler): void {
     if (!/^[a-z_]+$/.test(channel)) throw new Error(`bad channel name ${channel}`);
@@ -39,14 +52,21 @@ export class Listener {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString });
+    const client = new this.Client();
     client.on('notification', (msg) => {
       for (const h of this.handlers.get(msg.channel) ?? []) h(msg.payload ?? '');
     });
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client, new Error('connection ended')));
-    await client.connect();
-    for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
+    try {
+      await client.connect();
+      // A standby (or a demoted primary) never sees the NOTIFYs the primary's commits send.
+      await checkPrimary(client, this.locator, { host: client.host, port: client.port });
+      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
     this.client = client;
   }
 

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { checkPrimary, clientClass, parseDatabaseUrl, PrimaryLocator } from './connection.js';
 
 // int8 columns (amounts, counts) arrive as strings by default; every amount the gateway
 // stores is a safe integer (validated on the way in), so parse them as numbers.
@@ -12,6 +13,9 @@ export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 export type Queryable = Pick<pg.Pool, 'query'>;
 
+/** A connection attempt that hangs (a host gone from the network) fails after this. */
+const CONNECT_TIMEOUT_MS = 5000;
+
 /**
  * Commits on these connections do not wait for the WAL flush (synchronous_commit=off):
  * a request makes several commits, and waiting for a disk flush after each would bound the
@@ -20,13 +24,34 @@ export type Queryable = Pick<pg.Pool, 'query'>;
  * every outbound delivery, every money-moving provider call. A request whose last write
  * goes through a synchronous pool (synchronousCommit = true) needs no separate barrier:
  * that commit flushes everything before it. See docs/adr/0002.
+ *
+ * `connection` is a URL (one or several hosts, db/connection.ts) or the process's shared
+ * locator of the primary. Behind PgBouncer's transaction pooling no session setting can be
+ * made, so every commit there is synchronous (the server's default): slower, never less safe.
  */
-export function createPool(connectionString: string, max = 20, synchronousCommit = false): pg.Pool {
+export function createPool(
+  connection: string | PrimaryLocator,
+  max = 20,
+  synchronousCommit = false,
+): pg.Pool {
+  const locator =
+    typeof connection === 'string' ? new PrimaryLocator(parseDatabaseUrl(connection)) : connection;
+  const session = locator.target.transactionPooling
+    ? {}
+    : { options: `-c synchronous_commit=${synchronousCommit ? 'on' : 'off'}` };
   const pool = new pg.Pool({
-    connectionString,
     max,
     idleTimeoutMillis: 30_000,
-    options: `-c synchronous_commit=${synchronousCommit ? 'on' : 'off'}`,
+    Client: clientClass(locator, {
+      keepAlive: true,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      ...session,
+    }),
+    // pg-pool awaits a promise returned here, although its types say void.
+    onConnect: (client) => {
+      const c = client as pg.Client;
+      return checkPrimary(c, locator, { host: c.host, port: c.port }) as unknown as void;
+    },
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);

@@ -7,6 +7,7 @@ import Fastify, {
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TrustProxy } from '../config.js';
+import { isDatabaseUnavailable } from '../db/connection.js';
 import { durable } from '../db/pool.js';
 import { ApiError } from '../domain/errors.js';
 import type { Gateway } from '../gateway.js';
@@ -127,6 +128,12 @@ export function buildHttpServer(gw: Gateway) {
     // Text PostgreSQL cannot store (a NUL byte, an unpaired surrogate) came from the client.
     if (UNSTORABLE_TEXT.has(String((err as { code?: unknown }).code))) {
       return sendText(reply, 400, 'bad request');
+    }
+    // No primary right now (a failover, a restart): nothing was acknowledged, retry as is.
+    if (isDatabaseUnavailable(err)) {
+      req.log.warn({ err, reqId: req.id }, 'database unavailable');
+      reply.header('Retry-After', '1');
+      return sendText(reply, 503, 'service unavailable');
     }
     req.log.error({ err, reqId: req.id, url: req.url.split('?')[0] }, 'unhandled error');
     return sendText(reply, 500, 'internal error');

@@ -70,12 +70,9 @@ export async function runIdempotent(
         throw new ApiError(409, 'idempotency conflict — different body for same key');
       }
       if (row.state === 'completed') {
-        // A replay writes nothing; the stored answer was committed synchronously.
-        return {
-          status: row.response_status as number,
-          body: row.response_body as string,
-          durable: true,
-        };
+        // A replay writes nothing, but a commit is visible before a synchronous standby
+        // confirms it: the replay waits at the durability barrier like the first answer did.
+        return { status: row.response_status as number, body: row.response_body as string };
       }
       if (row.state === 'released' || row.lease_expired) {
         const taken = await idem.takeOver(pool, scope, row, hash, LEASE_MS);

@@ -36,3 +36,59 @@ test('retention: 400 days by default, 1..36500 days', () => {
     configError('DELIVERY_ATTEMPTS_RETENTION_DAYS must be an integer, got "forever"'),
   );
 });
+
+test('DATABASE_URL: one or several hosts; a bad one is named without the URL', () => {
+  const c = loadConfig({ ...BASE, DATABASE_URL: 'postgres://u:secret@db1:5432,db2:5433/paygate' });
+  assert.equal(c.databaseUrl, 'postgres://u:secret@db1:5432,db2:5433/paygate');
+  assert.deepEqual(c.database, { poolMode: 'session', directUrl: undefined });
+  assert.throws(
+    () => loadConfig({ ...BASE, DATABASE_URL: 'mysql://u:secret@db/x' }),
+    configError('DATABASE_URL must be a postgres:// URL'),
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, DATABASE_URL: 'postgres://u:secret@db1,db2:0/x' }),
+    configError('DATABASE_URL bad host "db2:0"'),
+  );
+  assert.throws(
+    () =>
+      loadConfig({
+        ...BASE,
+        DATABASE_URL: 'postgres://u:secret@db1/x?target_session_attrs=prefer-standby',
+      }),
+    configError(
+      'DATABASE_URL target_session_attrs must be any, read-write or primary, got "prefer-standby"',
+    ),
+  );
+});
+
+test('DATABASE_POOL_MODE=transaction needs DATABASE_DIRECT_URL for LISTEN and migrations', () => {
+  const pgb = 'postgres://u:p@127.0.0.1:6432/paygate';
+  const direct = 'postgres://u:p@127.0.0.1:5432/paygate';
+  assert.deepEqual(
+    loadConfig({
+      ...BASE,
+      DATABASE_URL: pgb,
+      DATABASE_POOL_MODE: 'transaction',
+      DATABASE_DIRECT_URL: direct,
+    }).database,
+    { poolMode: 'transaction', directUrl: direct },
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, DATABASE_URL: pgb, DATABASE_POOL_MODE: 'transaction' }),
+    configError(
+      'DATABASE_DIRECT_URL is required when DATABASE_POOL_MODE=transaction: LISTEN and migrations need a connection to PostgreSQL itself',
+    ),
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, DATABASE_POOL_MODE: 'transaction', DATABASE_DIRECT_URL: direct }),
+    configError('DATABASE_POOL_MODE=transaction needs DATABASE_URL (the PgBouncer)'),
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, DATABASE_URL: pgb, DATABASE_POOL_MODE: 'statement' }),
+    configError('DATABASE_POOL_MODE must be session or transaction, got "statement"'),
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, DATABASE_URL: pgb, DATABASE_DIRECT_URL: 'http://x' }),
+    configError('DATABASE_DIRECT_URL must be a postgres:// URL'),
+  );
+});
