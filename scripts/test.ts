@@ -12,6 +12,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded
 import { migrate } from '../src/db/migrate.js';
 import { obtainChromium } from './chromium.js';
 import { freePort } from './net.js';
+import { obtainPgBouncer } from './pgbouncer.js';
 
 // Names carry this runner's pid, so several runs against one server (developers, CI) never
 // drop each other's databases; leftovers of runs that died are dropped at the next start.
@@ -104,6 +105,12 @@ async function main(): Promise<number> {
       const started = Date.now();
       await obtainChromium();
       console.log(`[test-browser] Chromium ready (${Date.now() - started} ms)`);
+    }
+    // The PgBouncer tests' PgBouncer comes from Debian's package, unpacked, never installed.
+    if (files.some((f) => path.basename(f).startsWith('pgbouncer.'))) {
+      const started = Date.now();
+      const pgb = await obtainPgBouncer();
+      console.log(`[test-pgbouncer] PgBouncer ${pgb.version} ready (${Date.now() - started} ms)`);
     }
     const child = spawn(
       process.execPath,

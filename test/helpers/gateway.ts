@@ -37,13 +37,17 @@ export interface TestGateway {
  */
 export async function startTestGateway(
   env: Record<string, string> = {},
-  opts: Omit<StartOptions, 'webhookNetwork'> & { network?: TestNetwork } = {},
+  opts: Omit<StartOptions, 'webhookNetwork'> & {
+    network?: TestNetwork;
+    /** A database the test made itself (dropped at stop); env may reach it another way. */
+    database?: { url: string; drop(): Promise<void> };
+  } = {},
   sharing?: TestGateway,
 ): Promise<TestGateway> {
   const network = opts.network ?? sharing?.network ?? new TestNetwork();
   const db = sharing
     ? { url: sharing.databaseUrl, drop: async () => undefined }
-    : await createTestDatabase();
+    : (opts.database ?? (await createTestDatabase()));
   const config = loadConfig({
     DATABASE_URL: db.url,
     PORT: '0',
