@@ -58,7 +58,7 @@ interface Log {
   debug(msg: string): void;
 }
 
-interface RunAs {
+export interface RunAs {
   uid: number;
   gid: number;
 }
@@ -221,6 +221,20 @@ function binariesFor(user: RunAs, runtimeDir: string, log: Log): string {
     );
   }
   return bin;
+}
+
+/**
+ * The bin/ directory of the embedded PostgreSQL and, run as root, the OS user its programs
+ * must run as: for tools that build clusters of their own (the failover test's primary and
+ * standby), with the same rules as the embedded database.
+ */
+export function postgresBinaries(
+  log: Log,
+  runtimeDir = DEFAULT_RUNTIME_DIR,
+): { bin: string; user: RunAs | undefined } {
+  if (userInfo().uid !== 0) return { bin: path.join(nativeDir().dir, 'bin'), user: undefined };
+  const user = postgresUser(log);
+  return { bin: binariesFor(user, runtimeDir, log), user };
 }
 
 /**

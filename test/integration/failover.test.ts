@@ -1,0 +1,375 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import { signedFetch } from '../helpers/http.js';
+import { idrNotification, idrTestServerKey } from '../helpers/idrNotify.js';
+import { kill, spawnGateway, type GatewayProcess } from '../helpers/process.js';
+import { Receiver } from '../helpers/receiver.js';
+import { startReplicatedPostgres, type ReplicatedPostgres } from '../helpers/replicatedPostgres.js';
+
+// docs/operations.md#high-availability: several gateway instances (OS processes) on a
+// primary with a synchronous streaming standby, under a load of payment creations,
+// provider webhooks and outbound deliveries. Mid-load the primary is killed (SIGKILL) and
+// the standby promoted, as a failover manager would; then one gateway instance is killed.
+// Nothing acknowledged may be lost, nothing finalized twice, and every error a client saw
+// must be one the API documents as retryable, with the retry under the same key succeeding.
+
+const INSTANCES = 3;
+const CLIENTS = 6;
+const LOAD_MS = 24_000;
+const KILL_PRIMARY_AT_MS = 7_000;
+/** A failover manager's detection time, shortened: the standby is promoted this long after. */
+const PROMOTE_AFTER_MS = 1_000;
+const KILL_GATEWAY_AT_MS = 14_000;
+/** One operation (create, read, pay) retried for at most this long before the test fails. */
+const OP_DEADLINE_MS = 150_000;
+
+const ADMIN_TOKEN = 'failover-admin-token-0123456789';
+const MASTER_KEY = randomBytes(32);
+const DOCUMENTED_500 = new Set([
+  'payment create failed',
+  'customer upsert failed',
+  'store provider_ref',
+]);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface App {
+  app_id: string;
+  api_key: string;
+  signing_secret: string;
+  webhook_secret: string;
+}
+
+interface Answer {
+  op: 'create' | 'read' | 'pay' | 'webhook';
+  status: number;
+  body: string;
+  retryAfter: string | null;
+}
+
+let db: ReplicatedPostgres;
+let dataDir: string;
+const gateways: GatewayProcess[] = [];
+/** Instances still running; the killed one leaves this list. */
+const live: GatewayProcess[] = [];
+const receiver = new Receiver();
+let app: App;
+
+before(async () => {
+  db = await startReplicatedPostgres();
+  dataDir = mkdtempSync(path.join(tmpdir(), 'paygate-failover-'));
+  const env = {
+    DATABASE_URL: db.url,
+    ADMIN_TOKEN,
+    MASTER_KEY: MASTER_KEY.toString('hex'),
+    DATA_DIR: dataDir,
+    DELIVERY_BASE_DELAY_MS: '200',
+    DELIVERY_MAX_DELAY_MS: '1000',
+    // The delivery claim lease is 2 x this + 5 s: a killed instance's claims return in 9 s.
+    DELIVERY_TIMEOUT_MS: '2000',
+    LOG_LEVEL: 'error',
+  };
+  // The first one migrates; the others start together and find nothing left to do.
+  gateways.push(await spawnGateway(env));
+  gateways.push(
+    ...(await Promise.all(Array.from({ length: INSTANCES - 1 }, () => spawnGateway(env)))),
+  );
+  live.push(...gateways);
+  await receiver.start();
+  const res = await fetch(`${gateways[0]!.url}/admin/apps`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Failover shop', webhook_url: receiver.url }),
+  });
+  assert.equal(res.status, 201);
+  app = (await res.json()) as App;
+  receiver.secret = app.webhook_secret;
+});
+
+after(async () => {
+  await Promise.all(gateways.map((g) => kill(g, 'SIGTERM')));
+  await receiver.stop();
+  await db?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('failover under load: primary SIGKILLed and standby promoted, one instance SIGKILLed; nothing acknowledged lost', async (t) => {
+  const started = Date.now();
+  const loadEnd = started + LOAD_MS;
+  const answers: Answer[] = [];
+  const violations: string[] = [];
+  let noAnswer = 0;
+  let retriedOps = 0;
+  const creates: { key: string; sentAt: number; doneAt: number; ok: boolean }[] = [];
+  const created = new Map<string, { key: string; amount: number }>();
+  const paid = new Set<string>();
+  let rr = 0;
+  const pick = () => live[rr++ % live.length] as GatewayProcess;
+
+  /** Retryable per docs/api.md: 503 with Retry-After, the documented 500 texts, an indeterminate 502. */
+  const judge = (a: Answer) => {
+    answers.push(a);
+    if (a.status === 503 && a.body === 'service unavailable' && a.retryAfter !== null) return;
+    if (a.status === 500 && DOCUMENTED_500.has(a.body)) return;
+    if (a.op === 'create' && a.status === 502 && a.body.startsWith('provider checkout failed: ')) {
+      return; // the provider's answer unknown: the payment stays initiated, a retry resumes it
+    }
+    violations.push(`${a.op}: ${a.status} ${a.body} (Retry-After ${a.retryAfter})`);
+  };
+
+  /** Runs one operation on live instances until it gives its success, retrying everything else. */
+  async function retrying<T>(
+    what: string,
+    attempt: (g: GatewayProcess) => Promise<T | undefined>,
+  ): Promise<T> {
+    const deadline = Date.now() + OP_DEADLINE_MS;
+    for (let n = 0; ; n++) {
+      if (n === 1) retriedOps++;
+      let result: T | undefined;
+      try {
+        result = await attempt(pick());
+      } catch (err) {
+        if (!(err instanceof TypeError)) throw err; // fetch failed: that instance is gone
+        noAnswer++;
+      }
+      if (result !== undefined) return result;
+      if (Date.now() > deadline) throw new Error(`${what}: no success in ${OP_DEADLINE_MS} ms`);
+      await sleep(200);
+    }
+  }
+
+  const createPayment = async (key: string, amount: number) => {
+    const body = JSON.stringify({
+      external_user_id: key,
+      email: 'failover@example.com',
+      amount_minor: amount,
+      currency: 'IDR',
+      method: 'qris',
+      return_url: 'https://shop.example/back',
+    });
+    return retrying(`create ${key}`, async (g) => {
+      const sentAt = Date.now();
+      const res = await signedFetch(g.url, app, 'POST', '/v1/payments', body, {
+        'Idempotency-Key': key,
+      });
+      creates.push({ key, sentAt, doneAt: Date.now(), ok: res.status === 201 });
+      if (res.status === 201) return res.json<{ payment_id: string }>().payment_id;
+      judge({
+        op: 'create',
+        status: res.status,
+        body: res.text,
+        retryAfter: res.headers.get('retry-after'),
+      });
+      return undefined;
+    });
+  };
+
+  const readRef = (id: string) =>
+    retrying(`read ${id}`, async (g) => {
+      const res = await signedFetch(g.url, app, 'GET', `/v1/payments/${id}`);
+      if (res.status === 200) return res.json<{ provider_ref: string }>().provider_ref;
+      if (res.status === 404) violations.push(`read: acknowledged payment ${id} not found`);
+      judge({
+        op: 'read',
+        status: res.status,
+        body: res.text,
+        retryAfter: res.headers.get('retry-after'),
+      });
+      return undefined;
+    });
+
+  const serverKey = idrTestServerKey(MASTER_KEY);
+  /**
+   * The buyer pays at the provider (the simulator), which notifies the gateway. A
+   * notification the gateway did not take (a non-2xx) is sent again, as the provider does.
+   */
+  const pay = async (id: string, ref: string, amount: number) => {
+    const settled = await retrying(`pay ${id}`, async (g) => {
+      const res = await fetch(`${g.url}/sim/idr_psp/payments/${ref}/pay`, { method: 'POST' });
+      const text = await res.text();
+      if (res.status === 409 && text === 'transaction already settled') return 'resend';
+      if (res.status !== 200) {
+        judge({
+          op: 'pay',
+          status: res.status,
+          body: text,
+          retryAfter: res.headers.get('retry-after'),
+        });
+        return undefined;
+      }
+      const r = JSON.parse(text) as { gateway_status: number; gateway_body: string };
+      if (r.gateway_status === 200) return 'acknowledged';
+      judge({
+        op: 'webhook',
+        status: r.gateway_status,
+        body: r.gateway_body,
+        retryAfter: '(simulator)',
+      });
+      return 'resend';
+    });
+    if (settled === 'resend') {
+      const notification = idrNotification(serverKey, {
+        orderId: id,
+        status: 'settlement',
+        grossAmount: amount,
+        transactionId: ref,
+      });
+      await retrying(`webhook ${id}`, async (g) => {
+        const res = await fetch(`${g.url}/webhooks/idr_psp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: notification,
+        });
+        const text = await res.text();
+        if (res.status === 200) return true;
+        judge({
+          op: 'webhook',
+          status: res.status,
+          body: text,
+          retryAfter: res.headers.get('retry-after'),
+        });
+        return undefined;
+      });
+    }
+    paid.add(id);
+  };
+
+  const client = async (n: number) => {
+    for (let i = 0; Date.now() < loadEnd; i++) {
+      const key = `failover-${n}-${i}`;
+      const amount = 10_000 + n * 1000 + i;
+      const id = await createPayment(key, amount);
+      created.set(id, { key, amount });
+      const ref = await readRef(id);
+      await pay(id, ref, amount);
+    }
+  };
+
+  let killedPrimaryAt = 0;
+  let promotedAt = 0;
+  let killedGatewayAt = 0;
+  const faults = (async () => {
+    await sleep(KILL_PRIMARY_AT_MS);
+    killedPrimaryAt = Date.now();
+    db.killPrimary();
+    await sleep(PROMOTE_AFTER_MS);
+    await db.promoteStandby();
+    promotedAt = Date.now();
+    await sleep(Math.max(0, started + KILL_GATEWAY_AT_MS - Date.now()));
+    const victim = live.shift() as GatewayProcess;
+    killedGatewayAt = Date.now();
+    await kill(victim, 'SIGKILL');
+  })();
+
+  await Promise.all([faults, ...Array.from({ length: CLIENTS }, (_, n) => client(n))]);
+  const loadDone = Date.now();
+
+  // Every finalized payment's event reaches the receiver, from whichever instance is left.
+  const eventsOf = () => {
+    const ids = new Map<string, Set<string>>();
+    for (const r of receiver.received) {
+      const e = JSON.parse(r.body) as { event: string; payment_id: string };
+      if (e.event !== 'payment.succeeded') continue;
+      const set = ids.get(e.payment_id) ?? new Set<string>();
+      set.add(String(r.headers['x-pay-event-id']));
+      ids.set(e.payment_id, set);
+    }
+    return ids;
+  };
+  const deliveryDeadline = Date.now() + 90_000;
+  while ([...paid].some((id) => !eventsOf().has(id)) && Date.now() < deliveryDeadline) {
+    await sleep(250);
+  }
+  const delivered = eventsOf();
+
+  const primary = new pg.Client({ connectionString: db.nodeUrl(db.standby) });
+  await primary.connect();
+  let rows: { id: string; status: string; amount_minor: number }[];
+  let twice: { payment_id: string; n: number }[];
+  let succeededEvents: { id: string; payment_id: string }[];
+  try {
+    assert.deepEqual((await primary.query('SELECT pg_is_in_recovery() AS r')).rows, [{ r: false }]);
+    rows = (
+      await primary.query<{ id: string; status: string; amount_minor: number }>(
+        'SELECT id, status, amount_minor FROM payments WHERE id = ANY($1)',
+        [[...created.keys()]],
+      )
+    ).rows;
+    twice = (
+      await primary.query<{ payment_id: string; n: number }>(
+        `SELECT payment_id, count(*)::int AS n FROM outbound_events
+         WHERE event_type = 'payment.succeeded' GROUP BY payment_id HAVING count(*) > 1`,
+      )
+    ).rows;
+    succeededEvents = (
+      await primary.query<{ id: string; payment_id: string }>(
+        `SELECT id, payment_id FROM outbound_events WHERE event_type = 'payment.succeeded'`,
+      )
+    ).rows;
+  } finally {
+    await primary.end();
+  }
+
+  const firstOkAfterKill = creates
+    .filter((c) => c.ok && c.sentAt >= killedPrimaryAt)
+    .reduce((m, c) => Math.min(m, c.doneAt), Infinity);
+  const sorted = creates
+    .filter((c) => c.ok)
+    .map((c) => c.doneAt)
+    .sort((a, b) => a - b);
+  let longestGap = 0;
+  for (let i = 1; i < sorted.length; i++)
+    longestGap = Math.max(longestGap, sorted[i]! - sorted[i - 1]!);
+  const byAnswer = new Map<string, number>();
+  for (const a of answers) {
+    const k = `${a.op} ${a.status} ${a.body}`;
+    byAnswer.set(k, (byAnswer.get(k) ?? 0) + 1);
+  }
+  const paymentsAtReceiver = [...delivered.values()].length;
+  const receivedSucceeded = receiver.received.filter(
+    (r) => (JSON.parse(r.body) as { event: string }).event === 'payment.succeeded',
+  ).length;
+  for (const line of [
+    `[failover] ${INSTANCES} instances, ${CLIENTS} clients, ${((loadDone - started) / 1000).toFixed(1)} s of load, ${((Date.now() - started) / 1000).toFixed(1)} s in all`,
+    `[failover] primary killed at +${((killedPrimaryAt - started) / 1000).toFixed(1)} s, standby promoted at +${((promotedAt - started) / 1000).toFixed(1)} s, instance killed at +${((killedGatewayAt - started) / 1000).toFixed(1)} s`,
+    `[failover] writes unavailable for ${((firstOkAfterKill - killedPrimaryAt) / 1000).toFixed(2)} s (primary killed -> first 201 of a request sent after it); longest gap between 201s ${(longestGap / 1000).toFixed(2)} s`,
+    `[failover] payments acknowledged (201): ${created.size}, found on the new primary: ${rows.length}; paid and acknowledged by the gateway: ${paid.size}, succeeded: ${rows.filter((r) => r.status === 'succeeded').length}`,
+    `[failover] payment.succeeded events: ${succeededEvents.length} in the outbox, ${paymentsAtReceiver} payments' events at the receiver (${receivedSucceeded} requests, duplicates are redeliveries of one event id)`,
+    `[failover] operations retried: ${retriedOps}; non-2xx answers: ${answers.length}; requests with no answer (instance killed): ${noAnswer}`,
+    ...[...byAnswer].map(([k, n]) => `[failover]   ${n} x ${k}`),
+  ])
+    t.diagnostic(line);
+
+  assert.deepEqual(violations, [], 'every non-2xx was retryable, no acknowledged payment missing');
+  assert.ok(created.size >= CLIENTS, `a load ran (${created.size} payments)`);
+  assert.ok(killedPrimaryAt > 0 && promotedAt > killedPrimaryAt && killedGatewayAt > promotedAt);
+  // The load went on after each fault.
+  assert.ok(
+    creates.some((c) => c.ok && c.sentAt > killedGatewayAt),
+    'payments created after the instance died',
+  );
+  // Every 201 exists on the new primary, with its amount.
+  const found = new Map(rows.map((r) => [r.id, r]));
+  for (const [id, c] of created) {
+    assert.equal(
+      found.get(id)?.amount_minor,
+      c.amount,
+      `payment ${id} (${c.key}) acknowledged but missing`,
+    );
+  }
+  // Every payment whose webhook the gateway acknowledged is succeeded, finalized once.
+  for (const id of paid) assert.equal(found.get(id)?.status, 'succeeded', `payment ${id}`);
+  assert.deepEqual(twice, [], 'no payment finalized twice');
+  const outboxIds = new Map(succeededEvents.map((e) => [e.payment_id, e.id]));
+  // Each finalized payment's one event reached the receiver, under that event's id only.
+  for (const id of paid) {
+    assert.deepEqual([...(delivered.get(id) ?? [])], [outboxIds.get(id)], `delivery of ${id}`);
+  }
+  // Something was actually in the way: the failover was felt by the clients.
+  assert.ok(answers.length + noAnswer > 0, 'the faults were seen by the clients');
+});
