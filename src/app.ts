@@ -35,7 +35,7 @@ export interface StartOptions {
 /** Migrations hold a session advisory lock: through PgBouncer, on a direct connection of their own. */
 async function migrateOver(main: Pool, direct: PrimaryLocator | undefined): Promise<string[]> {
   if (!direct) return migrate(main);
-  const pool = createPool(direct, 1);
+  const pool = createPool(direct, 1, true);
   try {
     return await migrate(pool);
   } finally {
@@ -72,7 +72,8 @@ export async function startGateway(
     await http.listen({ port: config.port, host: config.host });
     const port = (http.server.address() as AddressInfo).port;
     setBoundPort(gw, port);
-    const applied = await migrateOver(pool, direct === locator ? undefined : direct);
+    // Synchronous commits: a failover right after start must not lose part of the schema.
+    const applied = await migrateOver(durablePool, direct === locator ? undefined : direct);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
     if (opts.workers !== false) workers = await startWorkers(gw);
     await listener.start();

@@ -188,6 +188,10 @@ export function clientClass(
       const host = locator.current();
       super({ ...config, ...locator.target.base, ...settings, ...host });
       this.target = host;
+      // A server that dies under a checked-out client (a transaction in flight) makes pg emit
+      // 'error' on it, which would crash the process with no listener. Its queries fail with
+      // that error anyway, and the pool discards it on release.
+      this.on('error', () => undefined);
     }
 
     private failed(err: unknown): void {

@@ -34,7 +34,8 @@ export async function spawnGateway(env: Record<string, string>): Promise<Gateway
 }
 
 export async function kill(p: GatewayProcess, signal: NodeJS.Signals): Promise<number | null> {
-  if (p.child.exitCode !== null) return p.child.exitCode;
+  // Already gone (exited, or killed by a signal): there will be no other 'exit' event.
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return p.child.exitCode;
   const exited = new Promise<number | null>((resolve) =>
     p.child.once('exit', (code) => resolve(code)),
   );
