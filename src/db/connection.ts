@@ -75,6 +75,16 @@ export function parseDatabaseUrl(url: string, transactionPooling = false): Datab
   return { hosts, readWrite: attrs !== 'any', base: base as pg.ClientConfig, transactionPooling };
 }
 
+/**
+ * Every connection: a connect that hangs (a host gone from the network) fails after 5 s, and
+ * TCP keepalive probes start after 10 s of silence instead of the OS default of two hours.
+ */
+export const CONNECTION_SETTINGS = {
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 10_000,
+  connectionTimeoutMillis: 5000,
+} as const;
+
 /** The server a connection reached is not the primary; the request may be retried. */
 export class NotPrimaryError extends Error {
   readonly code = 'PAYGATE_NOT_PRIMARY';

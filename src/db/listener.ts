@@ -1,5 +1,11 @@
 import type pg from 'pg';
-import { checkPrimary, clientClass, parseDatabaseUrl, PrimaryLocator } from './connection.js';
+import {
+  checkPrimary,
+  clientClass,
+  CONNECTION_SETTINGS,
+  parseDatabaseUrl,
+  PrimaryLocator,
+} from './connection.js';
 
 type Handler = (payload: string) => void;
 
@@ -33,7 +39,7 @@ export class Listener {
       typeof connection === 'string'
         ? new PrimaryLocator(parseDatabaseUrl(connection))
         : connection;
-    this.Client = clientClass(this.locator, { keepAlive: true, connectionTimeoutMillis: 5000 });
+    this.Client = clientClass(this.locator, CONNECTION_SETTINGS);
   }
 
   on(channel: string, handler: Handler): void {

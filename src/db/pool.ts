@@ -1,5 +1,11 @@
 import pg from 'pg';
-import { checkPrimary, clientClass, parseDatabaseUrl, PrimaryLocator } from './connection.js';
+import {
+  checkPrimary,
+  clientClass,
+  CONNECTION_SETTINGS,
+  parseDatabaseUrl,
+  PrimaryLocator,
+} from './connection.js';
 
 // int8 columns (amounts, counts) arrive as strings by default; every amount the gateway
 // stores is a safe integer (validated on the way in), so parse them as numbers.
@@ -12,9 +18,6 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => {
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 export type Queryable = Pick<pg.Pool, 'query'>;
-
-/** A connection attempt that hangs (a host gone from the network) fails after this. */
-const CONNECT_TIMEOUT_MS = 5000;
 
 /**
  * Commits on these connections do not wait for the WAL flush (synchronous_commit=off):
@@ -42,11 +45,7 @@ export function createPool(
   const pool = new pg.Pool({
     max,
     idleTimeoutMillis: 30_000,
-    Client: clientClass(locator, {
-      keepAlive: true,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      ...session,
-    }),
+    Client: clientClass(locator, { ...CONNECTION_SETTINGS, ...session }),
     // pg-pool awaits a promise returned here, although its types say void.
     onConnect: (client) => {
       const c = client as pg.Client;
