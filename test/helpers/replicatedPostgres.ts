@@ -1,6 +1,15 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, chmodSync, chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -28,7 +37,7 @@ export interface ReplicatedPostgres {
   /** Both hosts, libpq style: the gateway finds the primary among them. */
   url: string;
   nodeUrl(node: PgNode, db?: string): string;
-  /** SIGKILL of the primary's postmaster (its backends die with it). */
+  /** SIGKILL of the primary's postmaster and every process of it at once, as if its machine died. */
   killPrimary(): void;
   /** pg_ctl promote, as a failover manager does; resolves once the standby is a primary. */
   promoteStandby(): Promise<void>;
@@ -133,6 +142,22 @@ function stopNode(node: PgNode, signal: NodeJS.Signals = 'SIGINT'): Promise<void
   });
 }
 
+/** Processes whose parent is pid (PostgreSQL's backends and auxiliary processes). */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
 async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
@@ -226,7 +251,12 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
     url: `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/${DATABASE}`,
     nodeUrl,
     killPrimary() {
-      primary.child?.kill('SIGKILL');
+      // The machine dying, not just the postmaster: its backends (which would otherwise
+      // finish what they are doing before noticing) and its WAL sender go at the same instant.
+      const pid = primary.child?.pid;
+      if (!pid) return;
+      for (const child of childrenOf(pid)) process.kill(child, 'SIGKILL');
+      process.kill(pid, 'SIGKILL');
     },
     async promoteStandby() {
       run(path.join(bin, 'pg_ctl'), ['promote', '-D', standby.dir, '-w', '-t', '60'], user);
