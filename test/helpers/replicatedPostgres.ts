@@ -255,8 +255,13 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
       // finish what they are doing before noticing) and its WAL sender go at the same instant.
       const pid = primary.child?.pid;
       if (!pid) return;
-      for (const child of childrenOf(pid)) process.kill(child, 'SIGKILL');
-      process.kill(pid, 'SIGKILL');
+      for (const child of [...childrenOf(pid), pid]) {
+        try {
+          process.kill(child, 'SIGKILL');
+        } catch {
+          // a backend that ended meanwhile
+        }
+      }
     },
     async promoteStandby() {
       run(path.join(bin, 'pg_ctl'), ['promote', '-D', standby.dir, '-w', '-t', '60'], user);

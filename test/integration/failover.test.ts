@@ -401,4 +401,22 @@ async function failoverUnderLoad(t: TestContext): Promise<void> {
   }
   // Something was actually in the way: the failover was felt by the clients.
   assert.ok(answers.length + noAnswer > 0, 'the faults were seen by the clients');
+
+  // The LISTEN connections followed the primary: an app change on one surviving instance
+  // reaches another through NOTIFY (without it, the other keeps the old key for a minute).
+  const [a, b] = live as [GatewayProcess, GatewayProcess];
+  const probe = `/v1/payments/${[...created.keys()][0]}`;
+  assert.equal((await signedFetch(b.url, app, 'GET', probe)).status, 200);
+  const regen = await fetch(`${a.url}/admin/apps/${app.app_id}/regenerate-keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  assert.equal(regen.status, 200);
+  const refusedBy = Date.now() + 3000;
+  let old = await signedFetch(b.url, app, 'GET', probe);
+  while (old.status === 200 && Date.now() < refusedBy) {
+    await sleep(50);
+    old = await signedFetch(b.url, app, 'GET', probe);
+  }
+  assert.equal(old.status, 401, 'the old key is refused on the other instance at once');
 }
