@@ -193,4 +193,11 @@ export interface ProviderPaymentRef {
   paymentId: string;
   /** Null when registration never answered (the provider may still know the payment by id). */
   providerRef: string | null;
+  /**
+   * When the payment was created and with which method: lets a provider tell a hosted page
+   * the buyer can still use from one that has lapsed (idr_psp: a Snap order nobody chose a
+   * channel for is unknown to its status API until then, and forever after the page lapses).
+   */
+  createdAt?: Date;
+  method?: string;
 }

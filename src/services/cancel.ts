@@ -30,7 +30,12 @@ export async function adminCancel(
   const endpoint = deps.providers.endpoint(slug, payment.mode);
   if (provider.cancel && endpoint && payment.provider_ref !== null) {
     const ctx = { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs };
-    const ref = { paymentId: payment.id, providerRef: payment.provider_ref };
+    const ref = {
+      paymentId: payment.id,
+      providerRef: payment.provider_ref,
+      createdAt: payment.created_at,
+      method: payment.method,
+    };
     try {
       await provider.cancel(ctx, ref);
     } catch (err) {
@@ -77,6 +82,8 @@ async function settleFromProvider(
     const action = await provider.fetchStatus(ctx, {
       paymentId: payment.id,
       providerRef: payment.provider_ref,
+      createdAt: payment.created_at,
+      method: payment.method,
     });
     if (action.kind === 'payment') {
       await finalizePayment(deps.pool, payment, {

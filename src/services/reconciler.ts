@@ -106,7 +106,12 @@ async function applyProviderStatus(
   ctx: ProviderContext,
   payment: PaymentRow,
 ): Promise<void> {
-  const ref = { paymentId: payment.id, providerRef: payment.provider_ref };
+  const ref = {
+    paymentId: payment.id,
+    providerRef: payment.provider_ref,
+    createdAt: payment.created_at,
+    method: payment.method,
+  };
   const action = await provider.fetchStatus(ctx, ref);
   await recordPaymentCheck(gw.pool, payment.id, {
     asked: paymentQuestion(payment),

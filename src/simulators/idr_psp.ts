@@ -27,8 +27,11 @@ import {
   expired,
   FINISHED_WORD,
   isDue,
+  isChosen,
   isPaid,
   isSimChannel,
+  signatureKey,
+  choose,
   merchantIdFor,
   newTransaction,
   rupiahText,
@@ -110,6 +113,7 @@ export async function expireDueIdrTransactions(gw: Gateway, clock: SimClock): Pr
     `SELECT id FROM sim_objects
       WHERE provider = 'idr_psp' AND kind = 'transaction'
         AND data->>'transaction_status' = 'pending' AND (data->>'expiry_ms')::bigint <= $1
+        AND coalesce(data->>'chosen', 'true') <> 'false'
       ORDER BY (data->>'expiry_ms')::bigint LIMIT 100`,
     [now],
   );
@@ -180,6 +184,37 @@ function coreError(
   });
 }
 
+/** The charge answer's status_message per channel, as the provider words it. */
+const CHARGE_CREATED: Record<SimChannel, string> = {
+  other_qris: 'QRIS transaction is created',
+  bca_va: 'Success, Bank Transfer transaction is created',
+  bni_va: 'Success, Bank Transfer transaction is created',
+  bri_va: 'Success, Bank Transfer transaction is created',
+  permata_va: 'Success, PERMATA VA transaction is successful',
+  echannel: 'OK, Mandiri Bill transaction is successful',
+};
+
+/** The channel a Core API charge asks for (payment_type, bank_transfer.bank). */
+function chargeChannel(body: Record<string, unknown>): SimChannel | { problem: string } {
+  switch (body.payment_type) {
+    case 'qris':
+      return 'other_qris';
+    case 'echannel':
+      return 'echannel';
+    case 'bank_transfer': {
+      const bank = obj(body.bank_transfer).bank;
+      const channel = typeof bank === 'string' ? `${bank}_va` : '';
+      return isSimChannel(channel)
+        ? channel
+        : { problem: 'bank_transfer.bank must be one of bca, bni, bri, permata' };
+    }
+    default:
+      return {
+        problem: 'payment_type must be qris, bank_transfer or echannel (the channels simulated)',
+      };
+  }
+}
+
 /** The registration rules both Snap and the Core API enforce; null when the request is fine. */
 function registrationProblem(
   details: Record<string, unknown>,
@@ -229,6 +264,19 @@ async function byRef(sim: Sim, ref: string): Promise<SimTransaction | null> {
   return r ? sim.transactions.get(r.order_id) : null;
 }
 
+/**
+ * The transaction a Core API path names, by order_id or transaction_id. A Snap order whose
+ * buyer has not chosen a channel is no transaction yet: the provider answers 404 for it.
+ */
+async function coreTransaction(sim: Sim, id: string): Promise<SimTransaction | null> {
+  let tx = await sim.transactions.get(id);
+  if (!tx) {
+    const byId = await byRef(sim, id);
+    tx = byId && byId.transaction_id === id ? byId : null;
+  }
+  return tx && isChosen(tx) ? tx : null;
+}
+
 /** The status as the provider would report it now: a pending one past expiry has expired. */
 function current(tx: SimTransaction, now: number): SimTransaction {
   return isDue(tx, now) ? expired(tx) : tx;
@@ -237,19 +285,25 @@ function current(tx: SimTransaction, now: number): SimTransaction {
 function renderPage(sim: Sim, reply: FastifyReply, ref: string, tx: SimTransaction) {
   const ch = SIM_CHANNELS[tx.channel];
   const view = current(tx, sim.clock.now());
-  const details: [string, string][] = [
-    ['Order ID', tx.order_id],
-    ['Method', ch.label],
-  ];
-  if (tx.va_number) details.push(['VA number', tx.va_number]);
-  if (tx.bill_key && tx.biller_code) {
-    details.push(['Biller code', tx.biller_code], ['Bill key', tx.bill_key]);
+  const details: [string, string][] = [['Order ID', tx.order_id]];
+  if (!isChosen(tx)) {
+    // No channel chosen yet: Pay (and the other actions) choose the first one offered.
+    const offered = (tx.enabled ?? [tx.channel]).map((c) => SIM_CHANNELS[c].label);
+    details.push(['Methods offered', offered.join(', ')]);
+  } else {
+    details.push(['Method', ch.label]);
+    if (tx.va_number) details.push(['VA number', tx.va_number]);
+    if (tx.bill_key && tx.biller_code) {
+      details.push(['Biller code', tx.biller_code], ['Bill key', tx.bill_key]);
+    }
+    if (tx.qr_string) details.push(['QR string', tx.qr_string]);
   }
-  if (tx.qr_string) details.push(['QR string', tx.qr_string]);
   details.push(['Expires', `${formatProviderTime(tx.expiry_ms)} WIB`]);
   return renderCheckoutPage(reply, {
     provider: 'idr_psp',
-    title: `Pay ${rupiahText(tx.gross_amount)} with ${ch.label}`,
+    title: isChosen(tx)
+      ? `Pay ${rupiahText(tx.gross_amount)} with ${ch.label}`
+      : `Pay ${rupiahText(tx.gross_amount)}`,
     reference: ref,
     amountText: rupiahText(tx.gross_amount),
     status: view.transaction_status,
@@ -323,6 +377,56 @@ async function refundAction(
   });
 }
 
+/**
+ * The buyer chooses a channel on a Snap page (parameter `method`, one of the page's channels;
+ * by default the first): the provider's transaction comes into being, pending, and the
+ * provider notifies it. Answers the chosen transaction, or null after replying with the
+ * refusal (409 for an expired page or a channel already chosen, 400 for a channel not offered).
+ */
+async function chooseChannel(
+  sim: Sim,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  found: SimTransaction,
+): Promise<SimTransaction | null> {
+  const offered = found.enabled ?? [found.channel];
+  const method = actionParam(req, 'method') ?? offered[0];
+  if (!isSimChannel(method) || !offered.includes(method)) {
+    sendText(reply, 400, `method must be one of ${offered.join(', ')}`);
+    return null;
+  }
+  const now = sim.clock.now();
+  let problem = '';
+  let changed = false;
+  const tx = await sim.transactions.update(found.order_id, (cur) => {
+    if (isChosen(cur)) {
+      problem = cur.channel === method ? '' : `channel already chosen: ${cur.channel}`;
+      return null;
+    }
+    // The page lapses with the order's expiry; no transaction is ever made (and no notice).
+    if (now >= cur.expiry_ms) {
+      problem = 'the payment page has expired';
+      return null;
+    }
+    changed = true;
+    return choose(cur, method, now);
+  });
+  if (!tx) {
+    sendText(reply, 404, 'unknown reference');
+    return null;
+  }
+  if (problem) {
+    sendText(reply, 409, problem);
+    return null;
+  }
+  if (changed) {
+    await notify(sim, tx).catch((err: unknown) =>
+      sim.gw.log.warn({ err, order_id: tx.order_id }, 'idr_psp simulator: notification failed'),
+    );
+  }
+  return tx;
+}
+
 /** docs/api.md#test-mode: the idr_psp simulator (Midtrans-style Snap + Core API), mounted at /sim/idr_psp. */
 export function idrPspSimulator(gw: Gateway, clock: SimClock) {
   return async (app: FastifyInstance) => {
@@ -332,21 +436,24 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
       if (!authorized(sim, req)) return snapError(reply, 401, UNAUTHORIZED);
       const body = parseBody(req);
       if (!body) return snapError(reply, 400, 'request body must be a JSON object');
-      const payments = body.enabled_payments;
-      const channel = Array.isArray(payments) && payments.length === 1 ? payments[0] : undefined;
-      if (!isSimChannel(channel)) {
+      // No enabled_payments (or an empty list): the page offers every channel.
+      const payments = body.enabled_payments ?? [];
+      if (!Array.isArray(payments) || !payments.every(isSimChannel)) {
         return snapError(
           reply,
           400,
-          `enabled_payments must name exactly one of ${Object.keys(SIM_CHANNELS).join(', ')}`,
+          `enabled_payments must name channels among ${Object.keys(SIM_CHANNELS).join(', ')}`,
         );
       }
+      const enabled: SimChannel[] =
+        payments.length > 0 ? [...new Set(payments)] : (Object.keys(SIM_CHANNELS) as SimChannel[]);
+      const channel = enabled[0] as SimChannel;
       const details = obj(body.transaction_details);
       const customer = obj(body.customer_details);
       const problem = registrationProblem(details, customer, channel);
       if (problem) return snapError(reply, 400, problem);
       let qrExpiryMinutes: number | undefined;
-      if (channel === 'other_qris' && body.expiry !== undefined) {
+      if (enabled.length === 1 && channel === 'other_qris' && body.expiry !== undefined) {
         const e = obj(body.expiry);
         const perUnit: Record<string, number> = {
           minute: 1,
@@ -379,6 +486,7 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
           orderId: details.order_id as string,
           flow: 'snap',
           channel,
+          enabled,
           grossAmount: details.gross_amount as number,
           email: customer.email as string,
           finishUrl: typeof finish === 'string' ? finish : null,
@@ -400,20 +508,21 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
       if (!authorized(sim, req)) return coreError(reply, 401, UNAUTHORIZED);
       const body = parseBody(req);
       if (!body) return coreError(reply, 400, 'Request body is not valid JSON');
-      if (body.payment_type !== 'qris') {
+      const channel = chargeChannel(body);
+      if (typeof channel !== 'string') {
         return coreError(reply, 400, 'One or more parameters in the payload is invalid.', [
-          'payment_type must be qris (the simulator charges QRIS only)',
+          channel.problem,
         ]);
       }
       const details = obj(body.transaction_details);
-      const problem = registrationProblem(details, obj(body.customer_details), 'other_qris');
+      const problem = registrationProblem(details, obj(body.customer_details), channel);
       if (problem) {
         return coreError(reply, 400, 'One or more parameters in the payload is invalid.', [
           problem,
         ]);
       }
       let qrExpiryMinutes: number | undefined;
-      if (body.custom_expiry !== undefined) {
+      if (body.custom_expiry !== undefined && channel === 'other_qris') {
         const e = obj(body.custom_expiry);
         const perUnit: Record<string, number> = { minute: 1, hour: 60, day: 1440 };
         const factor = typeof e.unit === 'string' ? perUnit[e.unit] : undefined;
@@ -435,7 +544,7 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
         newTransaction({
           orderId: details.order_id as string,
           flow: 'charge',
-          channel: 'other_qris',
+          channel,
           grossAmount: details.gross_amount as number,
           email: obj(body.customer_details).email as string,
           finishUrl: null,
@@ -458,19 +567,52 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
       const isNew = w.transaction_status === 'pending';
       return sendJson(reply, 200, {
         ...w,
-        ...(isNew ? { status_code: '201', status_message: 'QRIS transaction is created' } : {}),
+        ...(isNew ? { status_code: '201', status_message: CHARGE_CREATED[channel] } : {}),
       });
     });
 
+    // The Core API names a transaction by order_id or by transaction_id, everywhere.
     app.get<{ Params: { order_id: string } }>('/v2/:order_id/status', async (req, reply) => {
       if (!authorized(sim, req)) return coreError(reply, 401, UNAUTHORIZED);
-      const tx = await sim.transactions.get(req.params.order_id);
+      const tx = await coreTransaction(sim, req.params.order_id);
       if (!tx) return coreError(reply, 404, "Transaction doesn't exist.");
       const w = transactionWire(current(tx, clock.now()), {
         simBase: publicBase(gw),
         forStatusApi: true,
       });
-      return sendJson(reply, 200, w);
+      return sendJson(reply, 200, { ...w, signature_key: signatureKey(w, sim.serverKey) });
+    });
+
+    // Expire: a pending transaction is made unpayable at once (answered 407, then notified).
+    app.post<{ Params: { order_id: string } }>('/v2/:order_id/expire', async (req, reply) => {
+      if (!authorized(sim, req)) return coreError(reply, 401, UNAUTHORIZED);
+      const found = await coreTransaction(sim, req.params.order_id);
+      if (!found) return coreError(reply, 404, "Transaction doesn't exist.");
+      let moved = false;
+      const tx = await sim.transactions.update(found.order_id, (cur) => {
+        if (cur.transaction_status !== 'pending') return null;
+        moved = true;
+        return { ...expired(cur), status_message: 'Transaction expired by the merchant' };
+      });
+      if (!tx || !moved) return coreError(reply, 412, 'Transaction status cannot be updated.');
+      sendJson(reply, 200, {
+        status_code: '407',
+        status_message: 'Success, transaction has expired',
+        transaction_id: tx.transaction_id,
+        order_id: tx.order_id,
+        gross_amount: `${tx.gross_amount}.00`,
+        currency: tx.currency,
+        payment_type: SIM_CHANNELS[tx.channel].paymentType,
+        transaction_time: formatProviderTime(tx.transaction_time_ms),
+        transaction_status: 'expire',
+        fraud_status: 'accept',
+      });
+      setImmediate(() => {
+        notify(sim, tx).catch((err: unknown) =>
+          gw.log.warn({ err, order_id: tx.order_id }, 'idr_psp simulator: notification failed'),
+        );
+      });
+      return reply;
     });
 
     // Core API cancel (pending transactions only) and refund (paid ones; the online direct
@@ -485,7 +627,9 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
         const request = parsed.request;
         const now = clock.now();
         const held: { out?: CancelOutcome } = {};
-        const tx = await sim.transactions.update(req.params.order_id, (cur) => {
+        const found = await coreTransaction(sim, req.params.order_id);
+        if (!found) return coreError(reply, 404, "Transaction doesn't exist.");
+        const tx = await sim.transactions.update(found.order_id, (cur) => {
           const out = op === 'cancel' ? decideCancel(cur, now) : decideRefund(cur, request, now);
           held.out = out;
           return out.kind === 'answered' ? null : out.next;
@@ -550,11 +694,21 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
       '/payments/:ref/:action',
       async (req, reply) => {
         const { ref, action } = req.params;
-        const found = await byRef(sim, ref);
+        let found = await byRef(sim, ref);
         if (!found) return sendText(reply, 404, 'unknown reference');
         if (isRefundAction(action)) return refundAction(sim, req, reply, found, action, ref);
-        if (!(SIM_ACTIONS as readonly string[]).includes(action)) {
+        if (action !== 'choose' && !(SIM_ACTIONS as readonly string[]).includes(action)) {
           return sendText(reply, 404, 'unknown action');
+        }
+        if (!isChosen(found) || action === 'choose') {
+          const picked = await chooseChannel(sim, req, reply, found);
+          if (!picked) return reply;
+          found = picked;
+          if (action === 'choose') {
+            return sendJson(reply, 200, {
+              ...transactionWire(found, { simBase: publicBase(gw), forStatusApi: true }),
+            });
+          }
         }
         const act = action as (typeof SIM_ACTIONS)[number];
         const wallet = act === 'pay' ? actionParam(req, 'wallet') : undefined;

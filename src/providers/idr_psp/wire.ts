@@ -65,6 +65,8 @@ export interface SnapTransactionRequest {
   enabled_payments: string[];
   callbacks?: { finish?: string };
   expiry?: { unit: 'minute' | 'hour' | 'day'; duration: number; start_time?: string };
+  /** How long the Snap page itself stays open (default 24 hours at the provider). */
+  page_expiry?: { unit: 'minute' | 'hour' | 'day'; duration: number };
 }
 
 export interface SnapTransactionResponse {
@@ -177,6 +179,13 @@ export interface RefundAnswerWire extends CoreResponse {
 export interface NotificationWire extends TransactionWire {
   signature_key: string;
 }
+
+/**
+ * How long after a payment's creation a Snap page nobody chose a channel on is surely gone:
+ * its lifetime (sent as page_expiry and as the expiry counted from start_time) plus room for
+ * a registration retried a little later and for clock skew.
+ */
+export const SNAP_PAGE_GRACE_MS = 15 * 60_000;
 
 /** The provider's times: "YYYY-MM-DD HH:mm:ss" in Asia/Jakarta (UTC+7, no DST). */
 export function formatProviderTime(ms: number): string {

@@ -82,6 +82,17 @@ export interface SimTransaction {
   qr_string: string | null;
   /** QRIS, once paid: the wallet the buyer paid with. Absent on rows older than refunds. */
   wallet?: string | null;
+  /**
+   * Snap: the channels the page offers (enabled_payments; every channel when none was named).
+   * Absent on rows from before several were allowed: only `channel`.
+   */
+  enabled?: SimChannel[];
+  /**
+   * Snap: false while the buyer has not chosen a channel on the page. Until then the provider
+   * has no transaction: the status API answers 404 and nothing can be canceled or expired.
+   * Absent on older rows: chosen.
+   */
+  chosen?: boolean;
   refunds?: SimRefund[];
 }
 
@@ -138,6 +149,8 @@ export function newTransaction(args: {
   orderId: string;
   flow: 'snap' | 'charge';
   channel: SimChannel;
+  /** Snap: the channels offered; the buyer has chosen only when there is exactly one. */
+  enabled?: SimChannel[];
   grossAmount: number;
   email: string | null;
   finishUrl: string | null;
@@ -155,7 +168,9 @@ export function newTransaction(args: {
   const vaLength: Record<string, number> = { bca: 11, bni: 16, bri: 15, permata: 16 };
   const vaPrefix: Record<string, string> = { bca: '', bni: '988', bri: '', permata: '8778' };
   const bank = ch.bank;
+  const enabled = args.enabled ?? [args.channel];
   return {
+    ...(args.flow === 'snap' ? { enabled, chosen: enabled.length === 1 } : {}),
     order_id: args.orderId,
     transaction_id: transactionId,
     token: args.flow === 'snap' ? randomUUID() : null,
@@ -189,7 +204,50 @@ export function newTransaction(args: {
 
 /** Pending past its expiry: what the provider reports (and sweeps) as expire. */
 export function isDue(tx: SimTransaction, now: number): boolean {
-  return tx.transaction_status === 'pending' && now >= tx.expiry_ms;
+  return tx.transaction_status === 'pending' && now >= tx.expiry_ms && isChosen(tx);
+}
+
+/** A Snap order whose buyer has not chosen a channel yet is no transaction at the provider. */
+export function isChosen(tx: SimTransaction): boolean {
+  return tx.chosen !== false;
+}
+
+/**
+ * The buyer chooses a channel on the Snap page: the transaction comes into being with that
+ * channel's payment details (VA number, bill key or QR) and its expiry counts from now.
+ */
+export function choose(tx: SimTransaction, channel: SimChannel, now: number): SimTransaction {
+  const fresh = newTransaction({
+    orderId: tx.order_id,
+    flow: 'snap',
+    channel,
+    grossAmount: tx.gross_amount,
+    email: tx.email,
+    finishUrl: tx.finish_url,
+    merchantId: tx.merchant_id,
+    now,
+  });
+  const lifetimeMs = tx.expiry_ms - tx.transaction_time_ms;
+  const isQr = SIM_CHANNELS[channel].paymentType === 'qris';
+  return {
+    ...tx,
+    channel,
+    chosen: true,
+    transaction_time_ms: now,
+    // A QR keeps the merchant's (shorter) QR expiry only when it was asked for the QR itself.
+    expiry_ms:
+      now + (isQr && lifetimeMs <= QR_EXPIRY_MINUTES * 60_000 ? lifetimeMs : fresh.expiry_ms - now),
+    va_number: fresh.va_number,
+    bill_key: fresh.bill_key,
+    biller_code: fresh.biller_code,
+    qr_string: fresh.qr_string
+      ? qrisPayload({
+          transaction_id: tx.transaction_id,
+          gross_amount: tx.gross_amount,
+          merchant_id: tx.merchant_id,
+        })
+      : null,
+  };
 }
 
 export function expired(tx: SimTransaction): SimTransaction {
@@ -339,6 +397,16 @@ export function refundEntry(r: SimRefund): RefundEntryWire {
   };
 }
 
+/** SHA-512 hex of order_id + status_code + gross_amount + server key (notifications, status). */
+export function signatureKey(
+  w: { order_id: string; status_code: string; gross_amount: string },
+  serverKey: string,
+): string {
+  return createHash('sha512')
+    .update(`${w.order_id}${w.status_code}${w.gross_amount}${serverKey}`)
+    .digest('hex');
+}
+
 /**
  * The HTTP notification exactly as the provider sends it, signed with the server key:
  * signature_key = SHA-512 hex of order_id + status_code + gross_amount + server key.
@@ -358,9 +426,7 @@ export function buildIdrNotification(
     w.status_message = failedRefund.failure_message ?? 'Refund failed';
     w.refunds = [...(w.refunds ?? []), { ...refundEntry(failedRefund), status: 'failed' }];
   }
-  const signature_key = createHash('sha512')
-    .update(`${w.order_id}${w.status_code}${w.gross_amount}${serverKey}`)
-    .digest('hex');
+  const signature_key = signatureKey(w, serverKey);
   // The provider's field order: time and status first, signature before the payment details.
   const notification: NotificationWire = Object.assign(
     {
