@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { idrPsp } from '../../src/providers/idr_psp/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -30,6 +31,15 @@ before(async () => {
 after(async () => {
   await gw?.stop();
 });
+
+/** A documented Midtrans sample (test/fixtures/idr_psp), without its source notes. */
+function documented(name: string): Record<string, unknown> {
+  const url = new URL(`../fixtures/idr_psp/${name}`, import.meta.url);
+  const body = JSON.parse(readFileSync(url, 'utf8')) as Record<string, unknown>;
+  delete body._source;
+  delete body._adapted;
+  return body;
+}
 
 const orderId = () => randomBytes(16).toString('hex');
 const customer = { email: 'buyer@example.com', first_name: 'Budi' };
@@ -90,6 +100,10 @@ test('Core API charges for every bank transfer, echannel and QRIS answer as Midt
       assert.equal(typeof res.qr_string, 'string');
       assert.equal((res.actions as { name: string }[])[0]?.name, 'generate-qr-code');
     }
+    // Every field of Midtrans's documented answer for this channel is there.
+    const doc =
+      c.bank && documented(`charge.${c.bank === 'mandiri' ? 'echannel' : `${c.bank}_va`}.json`);
+    if (doc) for (const k of Object.keys(doc)) assert.ok(k in res, `charge ${c.bank}: ${k}`);
     // The status API knows it by order_id and by transaction_id alike, signed.
     const byOrder = await core.transaction.status(id);
     const byTx = await core.transaction.status(String(res.transaction_id));
@@ -167,6 +181,28 @@ test('cancel (the library sends the JSON body null) and expire, by order_id and 
   // An expired transaction can be neither expired nor canceled again.
   assert.equal((await midtransError(core.transaction.expire(b))).httpStatusCode, 412);
   assert.equal((await midtransError(core.transaction.cancel(b))).httpStatusCode, 412);
+});
+
+test("a paid transaction's status has every field of the documented notification of its channel", async () => {
+  for (const [channel, body] of [
+    ['bca_va', { payment_type: 'bank_transfer', bank_transfer: { bank: 'bca' } }],
+    ['bni_va', { payment_type: 'bank_transfer', bank_transfer: { bank: 'bni' } }],
+    ['bri_va', { payment_type: 'bank_transfer', bank_transfer: { bank: 'bri' } }],
+    ['permata_va', { payment_type: 'bank_transfer', bank_transfer: { bank: 'permata' } }],
+    ['echannel', { payment_type: 'echannel', echannel: { bill_info1: 'a', bill_info2: 'b' } }],
+    ['qris', { payment_type: 'qris' }],
+  ] as const) {
+    const id = orderId();
+    const created = await core.charge({
+      ...body,
+      transaction_details: { order_id: id, gross_amount: 12000 },
+      customer_details: customer,
+    });
+    assert.equal((await simAction(String(created.transaction_id), 'pay')).status, 200);
+    const status = await core.transaction.status(id);
+    const doc = documented(`notification.${channel}.settlement.json`);
+    for (const k of Object.keys(doc)) assert.ok(k in status, `${channel}: ${k}`);
+  }
 });
 
 test('refund and online direct refund of a settled transaction', async () => {

@@ -129,6 +129,10 @@ export interface TransactionWire extends CoreResponse {
   biller_code?: string;
   /** QRIS: the wallet the buyer paid with (the acquirer's own, or another one through QRIS). */
   issuer?: string;
+  /** QRIS, once paid: on-us when the buyer paid with the acquirer's own wallet, else off-us. */
+  transaction_type?: string;
+  /** Virtual accounts: each amount paid in, empty while unpaid. */
+  payment_amounts?: { paid_at: string; amount: string }[];
   refund_amount?: string;
   refunds?: RefundEntryWire[];
 }

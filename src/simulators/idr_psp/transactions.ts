@@ -353,12 +353,26 @@ export function transactionWire(
   }
   if (tx.qr_string !== null) {
     out.acquirer = ACQUIRER_WALLET;
-    if (tx.wallet) out.issuer = tx.wallet;
+    if (tx.wallet) {
+      out.issuer = tx.wallet;
+      out.transaction_type = tx.wallet === ACQUIRER_WALLET ? 'on-us' : 'off-us';
+    }
     out.qr_string = tx.qr_string;
     const actions: ProviderAction[] = [
       { name: 'generate-qr-code', method: 'GET', url: qrCodeUrl(opts.simBase, tx) },
     ];
     out.actions = actions;
+  }
+  if (ch.paymentType === 'bank_transfer') {
+    out.payment_amounts =
+      tx.settlement_time_ms === null
+        ? []
+        : [
+            {
+              paid_at: formatProviderTime(tx.settlement_time_ms),
+              amount: `${tx.gross_amount}.00`,
+            },
+          ];
   }
   if (ch.bank === 'permata' && tx.va_number) out.permata_va_number = tx.va_number;
   else if (ch.bank && ch.bank !== 'mandiri' && tx.va_number) {
