@@ -39,6 +39,7 @@ import {
   certPath,
   loadSigningKey,
   transmissionHeaders,
+  verifyTransmission,
   type SigningKey,
   type SigningKeyRecord,
 } from './wallet_psp/signing.js';
@@ -190,6 +191,46 @@ export function walletPspSimulator(gw: Gateway, clock: SimClock) {
   return async (app: FastifyInstance) => {
     registerRefundRoutes(app, { gw, clock, apiBase: sim.apiBase, orders, authorize, deliver });
     registerReportingRoutes(app, { gw, clock, authorize });
+
+    // The provider's own check of a webhook delivery, for merchants that do not verify the
+    // certificate themselves (the adapter's fallback).
+    app.post('/v1/notifications/verify-webhook-signature', async (req, reply) => {
+      if (!(await authorize(req, reply))) return reply;
+      let body: unknown;
+      try {
+        body = JSON.parse(rawBody(req).toString('utf8'));
+      } catch {
+        body = null;
+      }
+      const fields = [
+        'auth_algo',
+        'cert_url',
+        'transmission_id',
+        'transmission_sig',
+        'transmission_time',
+        'webhook_id',
+      ];
+      const b = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+      const missing = fields.find((f) => typeof b[f] !== 'string' || b[f] === '');
+      const event = b.webhook_event;
+      if (missing || typeof event !== 'object' || event === null) {
+        return sendApiError(
+          reply,
+          apiError(400, {
+            field: missing ?? 'webhook_event',
+            location: 'body',
+            issue: 'MISSING_REQUIRED_PARAMETER',
+            description: 'A required field is missing.',
+          }),
+        );
+      }
+      const status = verifyTransmission(
+        await sim.signingKey(),
+        sim.credentials().webhookId ?? '',
+        b,
+      );
+      return sendJson(reply, 200, { verification_status: status });
+    });
 
     app.post('/v1/oauth2/token', async (req, reply) => {
       const creds = sim.credentials();

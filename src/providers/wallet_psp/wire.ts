@@ -135,6 +135,21 @@ export interface WpOrder {
 
 export type WpResourceType = 'checkout-order' | 'capture' | 'refund';
 
+/** POST /v1/notifications/verify-webhook-signature: the provider checks a delivery itself. */
+export interface WpVerifySignatureRequest {
+  auth_algo: string;
+  cert_url: string;
+  transmission_id: string;
+  transmission_sig: string;
+  transmission_time: string;
+  webhook_id: string;
+  webhook_event: unknown;
+}
+
+export interface WpVerifySignatureResponse {
+  verification_status: 'SUCCESS' | 'FAILURE';
+}
+
 export interface WpWebhookEvent<R = unknown> {
   id: string;
   event_version: string;
