@@ -11,7 +11,7 @@ import { after, before, beforeEach, test } from 'node:test';
 import type { ProviderEndpointConfig } from '../../src/config.js';
 import { walletPsp } from '../../src/providers/wallet_psp/index.js';
 import { clearTokenCache } from '../../src/providers/wallet_psp/client.js';
-import { clearCertCache } from '../../src/providers/wallet_psp/webhook.js';
+import { clearCertCache, resetFallbackAllowance } from '../../src/providers/wallet_psp/webhook.js';
 import { walletPspSim, type WalletPspSim } from '../../src/simulators/wallet_psp.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
@@ -43,6 +43,7 @@ beforeEach(() => {
   otherHits = 0;
   clearCertCache();
   clearTokenCache();
+  resetFallbackAllowance();
 });
 
 /** A delivery signed by the simulator, of an event type the gateway acknowledges as none. */
@@ -120,6 +121,18 @@ test('over HTTP: the gateway acknowledges a delivery the provider verified, and 
   const bad = await post(d.body.replace('OPEN', 'WON'));
   assert.equal(bad.status, 401);
   assert.equal(await bad.text(), 'bad signature');
+  assert.equal(otherHits, 0);
+});
+
+test('fallback calls are bounded: past a burst of 20, deliveries are refused without asking', async () => {
+  const d = await delivery();
+  const headers = {
+    ...d.headers,
+    'paypal-cert-url': onOtherHost(d.headers['paypal-cert-url'] ?? ''),
+  };
+  const results: boolean[] = [];
+  for (let i = 0; i < 21; i++) results.push(await verify(headers, d.body));
+  assert.deepEqual(results, [...Array(20).fill(true), false]);
   assert.equal(otherHits, 0);
 });
 

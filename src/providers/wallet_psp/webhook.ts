@@ -135,6 +135,34 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
   return Array.isArray(v) ? v[0] : v;
 }
 
+/**
+ * The fallback costs a call to the provider per delivery, and anyone can post a delivery
+ * naming a certificate we cannot use. Verification runs before the webhook route's
+ * per-source limit can refuse, so the calls are bounded here, per instance: a burst of 20,
+ * then 60 a minute. Past that a delivery is refused (401); the provider redelivers its own.
+ */
+const FALLBACK_BURST = 20;
+const FALLBACK_PER_MS = 1000;
+let fallbackAllowance = FALLBACK_BURST;
+let fallbackRefilledAt = Date.now();
+
+function takeFallbackAllowance(now: number = Date.now()): boolean {
+  const earned = Math.floor((now - fallbackRefilledAt) / FALLBACK_PER_MS);
+  if (earned > 0) {
+    fallbackAllowance = Math.min(FALLBACK_BURST, fallbackAllowance + earned);
+    fallbackRefilledAt += earned * FALLBACK_PER_MS;
+  }
+  if (fallbackAllowance <= 0) return false;
+  fallbackAllowance--;
+  return true;
+}
+
+/** Tests only: a full allowance. */
+export function resetFallbackAllowance(): void {
+  fallbackAllowance = FALLBACK_BURST;
+  fallbackRefilledAt = Date.now();
+}
+
 async function loadKeySafely(certUrl: string): Promise<KeyObject | null> {
   try {
     return await loadKey(certUrl);
@@ -160,7 +188,7 @@ async function verifyWithProvider(
   } catch {
     return false;
   }
-  if (!isObject(event)) return false;
+  if (!isObject(event) || !takeFallbackAllowance()) return false;
   try {
     const res = await apiCall(
       { endpoint, timeoutMs: VERIFY_API_TIMEOUT_MS },
