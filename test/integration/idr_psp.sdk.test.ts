@@ -257,3 +257,63 @@ test('a notification signed as Midtrans signs it: the adapter verifies it and th
   assert.equal(checked.transaction_status, 'settlement');
   assert.equal(checked.order_id, id);
 });
+
+test('the simulator refuses what Midtrans refuses: unknown channels, a second channel, a lapsed page', async () => {
+  const bad = await midtransError(
+    snap.createTransaction({
+      transaction_details: { order_id: orderId(), gross_amount: 10000 },
+      enabled_payments: ['bca_va', 'credit_card'],
+      customer_details: customer,
+    }),
+  );
+  assert.equal(bad.httpStatusCode, 400);
+  assert.deepEqual(bad.ApiResponse, {
+    error_messages: [
+      'enabled_payments must name channels among other_qris, bca_va, bni_va, bri_va, permata_va, echannel',
+    ],
+  });
+  const badBank = await midtransError(
+    core.charge({
+      payment_type: 'bank_transfer',
+      bank_transfer: { bank: 'mandiri' },
+      transaction_details: { order_id: orderId(), gross_amount: 10000 },
+      customer_details: customer,
+    }),
+  );
+  assert.equal(badBank.httpStatusCode, 400);
+  assert.deepEqual((badBank.ApiResponse as { validation_messages: string[] }).validation_messages, [
+    'bank_transfer.bank must be one of bca, bni, bri, permata',
+  ]);
+
+  const { token } = await snap.createTransaction({
+    transaction_details: { order_id: orderId(), gross_amount: 10000 },
+    enabled_payments: ['permata_va', 'echannel'],
+    customer_details: customer,
+  });
+  const notOffered = await simAction(token, 'choose', '?method=bca_va');
+  assert.deepEqual(notOffered, { status: 400, text: 'method must be one of permata_va, echannel' });
+  assert.equal((await simAction(token, 'choose', '?method=echannel')).status, 200);
+  const second = await simAction(token, 'choose', '?method=permata_va');
+  assert.deepEqual(second, { status: 409, text: 'channel already chosen: echannel' });
+  assert.deepEqual(await simAction('no-such-token', 'choose'), {
+    status: 404,
+    text: 'unknown reference',
+  });
+
+  // A page nobody chose on lapses with its expiry: no transaction is ever made.
+  const clock = gw.running.gw.simClock;
+  const lapsed = await snap.createTransaction({
+    transaction_details: { order_id: orderId(), gross_amount: 10000 },
+    enabled_payments: ['other_qris', 'bri_va'],
+    customer_details: customer,
+  });
+  clock.advance(25 * 3_600_000);
+  try {
+    assert.deepEqual(await simAction(lapsed.token, 'pay'), {
+      status: 409,
+      text: 'the payment page has expired',
+    });
+  } finally {
+    clock.reset();
+  }
+});
