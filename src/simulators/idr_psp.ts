@@ -594,7 +594,9 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
         moved = true;
         return { ...expired(cur), status_message: 'Transaction expired by the merchant' };
       });
-      if (!tx || !moved) return coreError(reply, 412, 'Transaction status cannot be updated.');
+      if (!tx || !moved) {
+        return coreError(reply, 412, 'Merchant cannot modify the status of the transaction');
+      }
       sendJson(reply, 200, {
         status_code: '407',
         status_message: 'Success, transaction has expired',

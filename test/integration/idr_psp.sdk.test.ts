@@ -175,11 +175,19 @@ test('cancel (the library sends the JSON body null) and expire, by order_id and 
   assertTransactionFields(expired, { orderId: b, gross: 15000, merchantId: false });
   assert.equal(expired.status_code, '407');
   assert.equal(expired.transaction_status, 'expire');
+  for (const k of Object.keys(documented('expire.response.json'))) {
+    assert.ok(k in expired, `expire answer: ${k}`);
+  }
   const after = await core.transaction.status(b);
   assert.equal(after.transaction_status, 'expire');
   assert.equal(after.status_code, '407');
   // An expired transaction can be neither expired nor canceled again.
-  assert.equal((await midtransError(core.transaction.expire(b))).httpStatusCode, 412);
+  const again = await midtransError(core.transaction.expire(b));
+  assert.equal(again.httpStatusCode, 412);
+  assert.equal(
+    (again.ApiResponse as { status_message: string }).status_message,
+    'Merchant cannot modify the status of the transaction',
+  );
   assert.equal((await midtransError(core.transaction.cancel(b))).httpStatusCode, 412);
 });
 

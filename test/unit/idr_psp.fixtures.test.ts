@@ -27,8 +27,10 @@ function fixture(name: string): Record<string, unknown> {
 
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
 
-test('every documented notification verifies with the signature rule and maps to succeeded', async () => {
-  const notifications = files.filter((f) => f.startsWith('notification.'));
+test('every documented settlement notification verifies with the signature rule and maps to succeeded', async () => {
+  const notifications = files.filter(
+    (f) => f.startsWith('notification.') && f.endsWith('.settlement.json'),
+  );
   assert.equal(notifications.length, 6);
   for (const name of notifications) {
     const doc = fixture(name);
@@ -98,5 +100,31 @@ test('the documented refund answer maps to a succeeded refund under its refund_k
     outcome: 'succeeded',
     providerRefundRef: doc.transaction_id,
     amountMinor: 10000,
+  });
+});
+
+test('the documented expire notification verifies and fails the payment; the expire answer maps the same', async () => {
+  const doc = fixture('notification.permata_va.expire.json');
+  const signed = {
+    ...doc,
+    signature_key: createHash('sha512')
+      .update(
+        `${String(doc.order_id)}${String(doc.status_code)}${String(doc.gross_amount)}${SERVER_KEY}`,
+      )
+      .digest('hex'),
+  };
+  const raw = Buffer.from(JSON.stringify(signed));
+  assert.equal(await idrPsp.verifyWebhook(endpoint, {}, raw), true);
+  assert.deepEqual(idrPsp.parseWebhook({}, raw), {
+    eventType: 'expire',
+    paymentId: doc.order_id,
+    providerRef: doc.transaction_id,
+    action: { kind: 'payment', outcome: 'failed', errorText: 'midtrans payment notification' },
+  });
+  const answer = fixture('expire.response.json') as unknown as TransactionWire;
+  assert.deepEqual(mapTransactionStatus(answer), {
+    kind: 'payment',
+    outcome: 'failed',
+    errorText: 'Success, transaction has expired',
   });
 });
