@@ -1,6 +1,7 @@
 import type { AuthenticatedApp } from './auth/appAuth.js';
 import { APP_CHANGED_CHANNEL, AppKeyCache, SettledPaymentCache } from './cache.js';
 import type { Config } from './config.js';
+import { SimClock } from './domain/simClock.js';
 import { systemNetwork, type WebhookNetwork } from './delivery/network.js';
 import { findAppByApiKey } from './db/apps.js';
 import { PaymentReadBatcher } from './db/payments.js';
@@ -10,7 +11,6 @@ import type { Logger } from './logger.js';
 import { ProviderRegistry, type GatewayUrls } from './providers/registry.js';
 import { appSigningSecret } from './services/apps.js';
 import { SourceRateLimiter } from './services/sourceRateLimit.js';
-import { SimClock } from './simulators/common.js';
 
 export type Phase = 'starting' | 'ready' | 'draining';
 

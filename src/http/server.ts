@@ -2,6 +2,7 @@ import Fastify, {
   LogController,
   type FastifyBaseLogger,
   type FastifyError,
+  type FastifyPluginAsync,
   type onSendAsyncHookHandler,
 } from 'fastify';
 import { STATUS_CODES } from 'node:http';
@@ -10,7 +11,6 @@ import type { TrustProxy } from '../config.js';
 import { durable } from '../db/pool.js';
 import { ApiError } from '../domain/errors.js';
 import type { Gateway } from '../gateway.js';
-import { registerSimulators } from '../simulators/index.js';
 import { connectionsDropped } from '../metrics.js';
 import { isMarkedDurable, sendText } from './reply.js';
 import { adminRoutes, metricsRoute } from './routes/admin.js';
@@ -29,7 +29,15 @@ const PAYMENT_ID_PATH = /^\/(v1|admin)\/payments\/[^?]/;
 
 export type HttpServer = ReturnType<typeof buildHttpServer>;
 
-export function buildHttpServer(gw: Gateway) {
+/** A part the process assembly mounts beside the gateway's own routes (the simulators). */
+export interface Mount {
+  prefix: string;
+  routes: FastifyPluginAsync;
+  /** Its state is not the gateway's: its writes need no durability barrier before replying. */
+  ownState: boolean;
+}
+
+export function buildHttpServer(gw: Gateway, mounts: readonly Mount[] = []) {
   const limits = gw.config.http;
   const app = Fastify({
     // pino's Logger is a FastifyBaseLogger; naming the base type keeps route types default.
@@ -99,8 +107,10 @@ export function buildHttpServer(gw: Gateway) {
   };
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
-    // Reads change nothing; the simulators stand in for providers, their state is not ours.
-    if (methods.every((m) => m === 'GET' || m === 'HEAD') || route.url.startsWith('/sim/')) return;
+    // Reads change nothing; a mounted part with its own state (the simulators stand in for
+    // providers) is not ours to make durable.
+    const apart = mounts.some((m) => m.ownState && route.url.startsWith(`${m.prefix}/`));
+    if (methods.every((m) => m === 'GET' || m === 'HEAD') || apart) return;
     route.onSend = [...[route.onSend ?? []].flat(), barrier];
   });
 
@@ -140,9 +150,7 @@ export function buildHttpServer(gw: Gateway) {
   app.register(adminRoutes(gw), { prefix: '/admin' });
   app.register(metricsRoute(gw));
   app.register(dashboardRoutes());
-  // Their controls take no authentication: never part of a production deployment.
-  if (gw.config.simulators && gw.config.env !== 'production')
-    app.register(registerSimulators(gw), { prefix: '/sim' });
+  for (const m of mounts) app.register(m.routes, { prefix: m.prefix });
   return app;
 }
 

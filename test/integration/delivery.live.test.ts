@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { freePort } from '../../scripts/net.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { simulatorEndpoint } from '../../src/simulators/credentials.js';
+import { simulatorEndpoint } from '../../src/providers/testMode.js';
 import { assertStatus, sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { paidPayment } from '../helpers/payments.js';
