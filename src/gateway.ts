@@ -3,7 +3,7 @@ import { APP_CHANGED_CHANNEL, AppKeyCache, SettledPaymentCache } from './cache.j
 import type { Config } from './config.js';
 import { SimClock } from './domain/simClock.js';
 import { systemNetwork, type WebhookNetwork } from './delivery/network.js';
-import { findAppByApiKey } from './db/apps.js';
+import { findAppByApiKey, notifyAppChanged } from './db/apps.js';
 import { PaymentReadBatcher } from './db/payments.js';
 import type { Listener } from './db/listener.js';
 import type { Pool } from './db/pool.js';
@@ -74,7 +74,7 @@ export function createGateway(
     lookupAppKey: (apiKey) => appKeys.get(apiKey),
     async appChanged(appId) {
       appKeys.invalidateApp(appId);
-      await pool.query('SELECT pg_notify($1, $2)', [APP_CHANGED_CHANNEL, appId]);
+      await notifyAppChanged(pool, APP_CHANGED_CHANNEL, appId);
     },
     settledPayments: new SettledPaymentCache(),
     paymentReads: new PaymentReadBatcher(pool),
@@ -96,6 +96,7 @@ export function serviceDeps(gw: Gateway) {
     providers: gw.providers,
     providerTimeoutMs: gw.config.providerTimeoutMs,
     log: gw.log,
+    now: gw.now,
   };
 }
 

@@ -104,9 +104,41 @@ test('the simulators share no HTTP code with the gateway', () => {
   assert.deepEqual(importsInto('gateway.ts', inside('simulators')), []);
 });
 
+test('only the process assembly sees the Gateway object', () => {
+  const assembly = (f: string) =>
+    f === 'app.ts' ||
+    f === 'main.ts' ||
+    f === 'workers.ts' ||
+    f === 'http/server.ts' ||
+    f.startsWith('http/routes/');
+  assert.deepEqual(
+    importsInto('gateway.ts', (f) => !assembly(f) && f !== 'gateway.ts'),
+    [],
+  );
+});
+
 test('domain/ is pure: it imports nothing outside itself', () => {
   const out = importsInto('', inside('domain')).filter(
     (e) => !e.split(' -> ')[1]?.startsWith('domain/'),
   );
   assert.deepEqual(out, []);
+});
+
+// Simulator files whose provider-specific queries move to db/ with the simulators' split
+// into folders (docs/adr/0001); no other file may hold SQL outside db/.
+const SQL_PENDING_SPLIT = [
+  'simulators/idr_psp.ts',
+  'simulators/wallet_psp/refunds.ts',
+  'simulators/wallet_psp/reporting.ts',
+];
+
+test('SQL is written only in db/ (and migrations)', () => {
+  const sql = /\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b/;
+  const outside = [...graph.keys()].filter(
+    (f) => !f.startsWith('db/') && sql.test(readFileSync(path.join(SRC, f), 'utf8')),
+  );
+  assert.deepEqual(
+    outside.filter((f) => !SQL_PENDING_SPLIT.includes(f)),
+    [],
+  );
 });
