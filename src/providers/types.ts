@@ -106,12 +106,14 @@ export interface PaymentProvider {
   register(ctx: ProviderContext, input: RegisterPaymentInput): Promise<RegisteredPayment>;
   /**
    * Checks the provider's signature of an inbound webhook with one mode's endpoint config.
-   * The gateway tries each configured mode and keeps the one that verifies.
+   * The gateway tries each configured mode and keeps the one that verifies. nowMs is the
+   * gateway's clock (the gateway always passes it), for schemes that bound the signature's age.
    */
   verifyWebhook(
     endpoint: ProviderEndpointConfig,
     headers: IncomingHttpHeaders,
     rawBody: Buffer,
+    nowMs?: number,
   ): Promise<boolean>;
   /** Parses a verified body; the provider's one exhaustive status mapping lives behind this. */
   parseWebhook(headers: IncomingHttpHeaders, rawBody: Buffer): InboundEvent;

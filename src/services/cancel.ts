@@ -1,6 +1,6 @@
 import { findPayment, type PaymentRow } from '../db/payments.js';
 import { withTransaction } from '../db/pool.js';
-import { ApiError, notFoundPayment } from '../domain/errors.js';
+import { apiError, notFoundPayment } from '../domain/errors.js';
 import { isPaymentId } from '../domain/ids.js';
 import type { ProviderSlug } from '../domain/types.js';
 import { ProviderError, type PaymentProvider, type ProviderContext } from '../providers/types.js';
@@ -49,7 +49,7 @@ export async function adminCancel(
         return cancelTerminal(deps, now);
       }
       const text = err instanceof ProviderError ? err.providerText : 'provider unreachable';
-      throw new ApiError(502, `cancel failed: ${text}`);
+      throw apiError('cancel_failed', text);
     }
   }
   const canceled = await withTransaction(deps.pool, async (tx) => {
@@ -102,5 +102,5 @@ function cancelTerminal(deps: RefundServiceDeps, payment: PaymentRow): Promise<S
   if (payment.status === 'succeeded') {
     return refundPayment(deps, payment, { amountMinor: null, reason: OPERATOR_REFUND_REASON });
   }
-  throw new ApiError(422, `payment already finalized (status ${payment.status})`);
+  throw apiError('already_finalized', payment.status);
 }

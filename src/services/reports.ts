@@ -19,7 +19,7 @@ import {
 } from '../db/reports.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { DAY_MS, utcDay, utcDayStart, type Window } from '../domain/adminQuery.js';
-import { ApiError, notFoundPayment } from '../domain/errors.js';
+import { apiError, notFoundPayment } from '../domain/errors.js';
 import { isPaymentId } from '../domain/ids.js';
 import type { PaymentSearch } from '../domain/paymentSearch.js';
 import { CURRENCY_EXPONENT } from '../domain/money.js';
@@ -250,12 +250,12 @@ export async function listPayments(
   },
 ): Promise<{ mode: Mode | ''; payments: PaymentListItem[] }> {
   if (q.status !== null && !(PAYMENT_STATUSES as readonly string[]).includes(q.status)) {
-    throw new ApiError(400, `status must be one of ${PAYMENT_STATUSES.join(', ')}`);
+    throw apiError('invalid', `status must be one of ${PAYMENT_STATUSES.join(', ')}`);
   }
   let before = null;
   if (q.before !== null) {
     before = isPaymentId(q.before) ? await paymentCursor(db, q.before) : null;
-    if (!before) throw new ApiError(400, 'before must be a payment id from a previous page');
+    if (!before) throw apiError('invalid', 'before must be a payment id from a previous page');
   }
   const rows = await listPaymentRows(db, {
     mode: q.mode === '' ? null : q.mode,
@@ -329,7 +329,7 @@ export async function listRefunds(
   let before = null;
   if (q.before !== null) {
     before = isPaymentId(q.before) ? await refundCursor(db, q.before) : null;
-    if (!before) throw new ApiError(400, 'before must be a refund id from a previous page');
+    if (!before) throw apiError('invalid', 'before must be a refund id from a previous page');
   }
   const rows = await listRefundRows(db, {
     mode: q.mode === '' ? null : q.mode,

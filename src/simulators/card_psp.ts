@@ -5,8 +5,8 @@
  */
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Gateway } from '../gateway.js';
-import { rawBody } from '../http/reply.js';
+import type { SimulatorHost } from './host.js';
+import { rawBody } from './reply.js';
 import type { WireMetadata } from '../providers/card_psp/wire.js';
 import {
   derivedId,
@@ -17,7 +17,7 @@ import {
   type SimCheckout,
   type SimContext,
 } from './card_psp/objects.js';
-import { simulatorEndpoint } from './credentials.js';
+import { simulatorEndpoint } from '../providers/testMode.js';
 import {
   SIM_ACTIONS,
   SimStore,
@@ -252,7 +252,7 @@ function formatAmount(minor: number, currency: string): string {
   return `${(minor / 100).toFixed(2)} ${currency.toUpperCase()}`;
 }
 
-export function cardPspSimulator(gw: Gateway, clock: SimClock) {
+export function cardPspSimulator(gw: SimulatorHost, clock: SimClock) {
   return async (app: FastifyInstance) => {
     const checkouts = new SimStore<SimCheckout>(gw.pool, 'card_psp', 'checkout');
     const subscriptions = new SimStore<SimSubscriptionIndex>(gw.pool, 'card_psp', 'subscription');

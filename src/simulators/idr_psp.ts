@@ -1,7 +1,7 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Gateway } from '../gateway.js';
-import { header, rawBody, sendJson, sendText } from '../http/reply.js';
+import type { SimulatorHost } from './host.js';
+import { header, rawBody, sendJson, sendText } from './reply.js';
 import { basicAuth, formatProviderTime, QR_EXPIRY_MINUTES } from '../providers/idr_psp/wire.js';
 import {
   deliverToGateway,
@@ -12,7 +12,7 @@ import {
   type ActionResult,
   type SimClock,
 } from './common.js';
-import { simulatorEndpoint } from './credentials.js';
+import { simulatorEndpoint } from '../providers/testMode.js';
 import {
   decideCancel,
   decideRefund,
@@ -48,14 +48,14 @@ export { buildIdrNotification } from './idr_psp/transactions.js';
 const SWEEP_INTERVAL_MS = 5_000;
 
 interface Sim {
-  gw: Gateway;
+  gw: SimulatorHost;
   clock: SimClock;
   serverKey: string;
   transactions: SimStore<SimTransaction>;
   refs: SimStore<SimRef>;
 }
 
-function simFor(gw: Gateway, clock: SimClock): Sim {
+function simFor(gw: SimulatorHost, clock: SimClock): Sim {
   return {
     gw,
     clock,
@@ -66,7 +66,7 @@ function simFor(gw: Gateway, clock: SimClock): Sim {
 }
 
 /** Where browsers (checkout pages, QR images) reach the simulator. */
-function publicBase(gw: Gateway): string {
+function publicBase(gw: SimulatorHost): string {
   return `${gw.urls.public}/sim/idr_psp`;
 }
 
@@ -106,7 +106,10 @@ function actionParam(req: FastifyRequest, name: string): string | undefined {
  * sends each one's expire notification. Safe on several instances at once: the row lock in
  * SimStore.update lets exactly one of them move a transaction, and only that one notifies.
  */
-export async function expireDueIdrTransactions(gw: Gateway, clock: SimClock): Promise<number> {
+export async function expireDueIdrTransactions(
+  gw: SimulatorHost,
+  clock: SimClock,
+): Promise<number> {
   const sim = simFor(gw, clock);
   const now = clock.now();
   const due = await gw.pool.query<{ id: string }>(
@@ -428,7 +431,7 @@ async function chooseChannel(
 }
 
 /** docs/api.md#test-mode: the idr_psp simulator (Midtrans-style Snap + Core API), mounted at /sim/idr_psp. */
-export function idrPspSimulator(gw: Gateway, clock: SimClock) {
+export function idrPspSimulator(gw: SimulatorHost, clock: SimClock) {
   return async (app: FastifyInstance) => {
     const sim = simFor(gw, clock);
 

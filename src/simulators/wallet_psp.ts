@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Gateway } from '../gateway.js';
-import { header, rawBody, sendJson, sendText } from '../http/reply.js';
+import type { SimulatorHost } from './host.js';
+import { header, rawBody, sendJson, sendText } from './reply.js';
 import {
   WP_HEADER,
   type WpCapture,
@@ -9,7 +9,7 @@ import {
   type WpResourceType,
   type WpWebhookEvent,
 } from '../providers/wallet_psp/wire.js';
-import { simulatorEndpoint } from './credentials.js';
+import { simulatorEndpoint } from '../providers/testMode.js';
 import {
   SIM_ACTIONS,
   SimStore,
@@ -90,9 +90,9 @@ export interface WalletPspSim {
   tokens: SimStore<SimToken>;
 }
 
-const keyCache = new WeakMap<Gateway, Promise<SigningKey>>();
+const keyCache = new WeakMap<SimulatorHost, Promise<SigningKey>>();
 
-export function walletPspSim(gw: Gateway, clock: SimClock): WalletPspSim {
+export function walletPspSim(gw: SimulatorHost, clock: SimClock): WalletPspSim {
   const keys = new SimStore<SigningKeyRecord>(gw.pool, 'wallet_psp', 'signing_key');
   const apiBase = () => `${gw.urls.internal}/sim/wallet_psp`;
   const credentials = () =>
@@ -144,7 +144,7 @@ export function walletPspSim(gw: Gateway, clock: SimClock): WalletPspSim {
  * create/get/capture, webhook certificates, the buyer's approval page and the scripted
  * buyer actions of docs/api.md#test-mode; capture refunds and the reporting API (balances, payouts) are in simulators/wallet_psp/.
  */
-export function walletPspSimulator(gw: Gateway, clock: SimClock) {
+export function walletPspSimulator(gw: SimulatorHost, clock: SimClock) {
   const sim = walletPspSim(gw, clock);
   const { orders, tokens } = sim;
   const publicBase = () => `${gw.urls.public}/sim/wallet_psp`;

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { startShop, type RunningShop } from '../../examples/shop/shop.js';
+import { eventually } from '../helpers/eventually.js';
 import { sql } from '../helpers/core.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { eventually } from '../helpers/receiver.js';
 
 let gw: TestGateway;
 let shop: RunningShop;

@@ -40,8 +40,8 @@ export const cardPsp: PaymentProvider = {
     }
   },
 
-  async verifyWebhook(endpoint, headers, rawBody) {
-    return verifyStandardWebhook(endpoint.webhookSecret, headers, rawBody);
+  async verifyWebhook(endpoint, headers, rawBody, nowMs) {
+    return verifyStandardWebhook(endpoint.webhookSecret, headers, rawBody, nowMs);
   },
 
   parseWebhook(_headers, rawBody) {

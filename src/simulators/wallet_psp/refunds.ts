@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
-import type { Gateway } from '../../gateway.js';
-import { header, rawBody, sendJson, sendText } from '../../http/reply.js';
+import type { SimulatorHost } from '../host.js';
+import { header, rawBody, sendJson, sendText } from '../reply.js';
 import {
   NOTE_TO_PAYER_MAX,
   REFUND_ID_FIELD_MAX,
@@ -210,7 +210,7 @@ export function captureStatusAfter(
 }
 
 export interface RefundRouteDeps {
-  gw: Gateway;
+  gw: SimulatorHost;
   clock: SimClock;
   apiBase: () => string;
   orders: SimStore<SimOrder>;
