@@ -21,6 +21,7 @@ import {
   settlePendingRefund,
   type CancelOutcome,
 } from './idr_psp/refunds.js';
+import { qrPng } from './idr_psp/qrImage.js';
 import {
   applyAction,
   buildIdrNotification,
@@ -31,6 +32,7 @@ import {
   isSimChannel,
   merchantIdFor,
   newTransaction,
+  qrCodeUrl,
   rupiahText,
   SIM_CHANNELS,
   transactionWire,
@@ -194,6 +196,10 @@ function registrationProblem(
   if (typeof gross !== 'number' || !Number.isSafeInteger(gross) || gross <= 0) {
     return 'transaction_details.gross_amount must be a positive integer';
   }
+  // The QR's amount field (EMV ID 54) holds at most 13 characters.
+  if (channel === 'other_qris' && gross > 9_999_999_999_999) {
+    return 'transaction_details.gross_amount is too large for qris';
+  }
   const email = customer.email;
   if (typeof email !== 'string' || !/^[^\s@]+@[^\s@]+$/.test(email)) {
     const name = channel === 'other_qris' ? 'qris' : channel;
@@ -256,26 +262,9 @@ function renderPage(sim: Sim, reply: FastifyReply, ref: string, tx: SimTransacti
     details,
     actionBase: `payments/${ref}`,
     actions: isPaid(tx) && hasPendingRefund(tx) ? REFUND_ACTIONS : SIM_ACTIONS,
+    ...(tx.qr_string ? { imageUrl: qrCodeUrl(publicBase(sim.gw), tx) } : {}),
     ...(tx.finish_url ? { returnUrl: tx.finish_url } : {}),
   });
-}
-
-function qrSvg(tx: SimTransaction): string {
-  const text = tx.qr_string ?? '';
-  const lines = text.match(/.{1,40}/g) ?? [];
-  const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  const rows = lines
-    .map(
-      (l, i) =>
-        `<text x="10" y="${60 + i * 16}" font-family="monospace" font-size="12">${esc(l)}</text>`,
-    )
-    .join('');
-  return (
-    `<svg xmlns="http://www.w3.org/2000/svg" width="360" height="${80 + lines.length * 16}">` +
-    `<rect width="100%" height="100%" fill="#fff" stroke="#000"/>` +
-    `<text x="10" y="30" font-family="sans-serif" font-size="16">QRIS ${esc(rupiahText(tx.gross_amount))} (test mode)</text>` +
-    `${rows}</svg>`
-  );
 }
 
 /**
@@ -543,7 +532,10 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
       if ((header(req, 'accept') ?? '').includes('text/html')) {
         return renderPage(sim, reply, req.params.id, tx);
       }
-      return reply.code(200).type('image/svg+xml').send(qrSvg(tx));
+      return reply
+        .code(200)
+        .type('image/png')
+        .send(await qrPng(tx.qr_string));
     });
 
     app.post<{ Params: { ref: string; action: string } }>(
