@@ -21,6 +21,14 @@ import {
   settlePendingRefund,
   type CancelOutcome,
 } from './idr_psp/refunds.js';
+import { faultsFor } from './faults.js';
+import {
+  pendingView,
+  REGISTRATION_5XX_TEXT,
+  registrationFault,
+  scenarioOfTransaction,
+  settleRefundLater,
+} from './idr_psp/faults.js';
 import { qrPng } from './idr_psp/qrImage.js';
 import {
   applyAction,
@@ -74,8 +82,17 @@ async function notify(
   tx: SimTransaction,
   failedRefund?: SimRefund,
 ): Promise<ActionResult> {
-  const body = buildIdrNotification(tx, sim.serverKey, publicBase(sim.gw), failedRefund);
-  return deliverToGateway(sim.gw, 'idr_psp', {}, JSON.stringify(body));
+  const send = (t: SimTransaction, refund?: SimRefund) => () => {
+    const body = buildIdrNotification(t, sim.serverKey, publicBase(sim.gw), refund);
+    return deliverToGateway(sim.gw, 'idr_psp', {}, JSON.stringify(body));
+  };
+  // docs/testing.md: the payment's test_scenario decides how the notification goes out.
+  const earlier = failedRefund ? null : pendingView(tx);
+  return faultsFor(sim.gw).deliver(
+    scenarioOfTransaction(tx),
+    send(tx, failedRefund),
+    earlier ? send(earlier) : undefined,
+  );
 }
 
 /** The paying-wallet actions on a paid transaction with a pending cross-wallet refund. */
@@ -374,11 +391,15 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
           merchantId: merchantIdFor(sim.serverKey),
           now: clock.now(),
           ...(qrExpiryMinutes !== undefined ? { qrExpiryMinutes } : {}),
+          customField1: typeof body.custom_field1 === 'string' ? body.custom_field1 : null,
         }),
       );
       if (!tx || !tx.token) {
         return snapError(reply, 400, 'transaction_details.order_id has already been taken');
       }
+      const fault = await registrationFault(sim.transactions, tx);
+      if (fault === 'registration_5xx') return snapError(reply, 500, REGISTRATION_5XX_TEXT);
+      if (fault === 'registration_timeout') return faultsFor(gw).loseAnswer(reply);
       return sendJson(reply, 201, {
         token: tx.token,
         redirect_url: `${publicBase(gw)}/snap/v2/vtweb/${tx.token}`,
@@ -431,8 +452,12 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
           merchantId: merchantIdFor(sim.serverKey),
           now: clock.now(),
           ...(qrExpiryMinutes !== undefined ? { qrExpiryMinutes } : {}),
+          customField1: typeof body.custom_field1 === 'string' ? body.custom_field1 : null,
         }),
       );
+      const fault = tx && (await registrationFault(sim.transactions, tx));
+      if (fault === 'registration_5xx') return coreError(reply, 500, REGISTRATION_5XX_TEXT);
+      if (fault === 'registration_timeout') return faultsFor(gw).loseAnswer(reply);
       if (!tx) {
         return coreError(
           reply,
@@ -484,6 +509,20 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
         if (out.kind === 'lapsed') {
           await notify(sim, tx).catch((err: unknown) =>
             gw.log.warn({ err, order_id: tx.order_id }, 'idr_psp simulator: notification failed'),
+          );
+        }
+        // docs/testing.md: refund_timeout loses the answer; refund_pending settles it later.
+        const scenario = out.kind === 'refunded' ? scenarioOfTransaction(tx) : null;
+        if (scenario === 'refund_timeout') return faultsFor(gw).loseAnswer(reply);
+        if (scenario === 'refund_pending' && typeof out.answer.body.refund_key === 'string') {
+          const key = out.answer.body.refund_key;
+          settleRefundLater(
+            faultsFor(gw),
+            sim.transactions,
+            () => clock.now(),
+            tx.order_id,
+            key,
+            (t) => notify(sim, t),
           );
         }
         sendJson(reply, out.answer.http, out.answer.body);
@@ -610,5 +649,6 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
     }, SWEEP_INTERVAL_MS);
     timer.unref();
     app.addHook('onClose', async () => clearInterval(timer));
+    app.addHook('onClose', async () => faultsFor(gw).close());
   };
 }

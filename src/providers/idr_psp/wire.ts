@@ -65,6 +65,8 @@ export interface SnapTransactionRequest {
   enabled_payments: string[];
   callbacks?: { finish?: string };
   expiry?: { unit: 'minute' | 'hour' | 'day'; duration: number; start_time?: string };
+  /** Merchant data the provider stores and echoes in notifications: a test-mode test_scenario. */
+  custom_field1?: string;
 }
 
 export interface SnapTransactionResponse {
@@ -90,6 +92,7 @@ export interface ChargeRequest {
   customer_details?: CustomerDetails;
   qris?: { acquirer?: string };
   custom_expiry?: { expiry_duration: number; unit: 'minute' | 'hour' | 'day'; order_time?: string };
+  custom_field1?: string;
 }
 
 /** Core API answers (charge, status): HTTP status and body status_code can differ. */
@@ -129,6 +132,8 @@ export interface TransactionWire extends CoreResponse {
   issuer?: string;
   refund_amount?: string;
   refunds?: RefundEntryWire[];
+  /** Echo of the registration's custom_field1. */
+  custom_field1?: string;
 }
 
 /** One refund of a transaction, as status answers and notifications list them. */

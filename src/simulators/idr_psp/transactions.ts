@@ -84,6 +84,10 @@ export interface SimTransaction {
   /** QRIS, once paid: the wallet the buyer paid with. Absent on rows older than refunds. */
   wallet?: string | null;
   refunds?: SimRefund[];
+  /** The registration's custom_field1 (a test_scenario in test mode), echoed back. */
+  custom_field1?: string | null;
+  /** Faults of the test_scenario already played (simulators/faults.ts). */
+  faults_played?: string[];
 }
 
 /** sim_objects kind 'ref': a provider_ref (Snap token or transaction_id) -> its order. */
@@ -123,6 +127,7 @@ export function newTransaction(args: {
   now: number;
   /** QR only: the merchant's shorter expiry, in minutes (at most the 20-minute cap). */
   qrExpiryMinutes?: number;
+  customField1?: string | null;
 }): SimTransaction {
   const ch = SIM_CHANNELS[args.channel];
   const isQr = ch.paymentType === 'qris';
@@ -162,6 +167,7 @@ export function newTransaction(args: {
           merchant_id: args.merchantId,
         })
       : null,
+    custom_field1: args.customField1 ?? null,
   };
 }
 
@@ -288,6 +294,7 @@ export function transactionWire(
     out.bill_key = tx.bill_key;
     out.biller_code = tx.biller_code;
   }
+  if (tx.custom_field1) out.custom_field1 = tx.custom_field1;
   const done = completedRefunds(tx);
   if (done.length > 0) {
     out.refund_amount = `${refundedAmount(tx)}.00`;

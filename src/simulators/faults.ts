@@ -1,0 +1,135 @@
+/**
+ * Provider faults on demand (docs/testing.md): how a simulator delivers its notifications
+ * and answers its API under a payment's test_scenario. The scenario travels on the
+ * provider's wire like any merchant data (idr_psp: custom_field1), so the simulator can
+ * also run as its own process.
+ */
+import type { FastifyReply } from 'fastify';
+import { isTestScenario, type TestScenario } from '../domain/testScenarios.js';
+import type { Gateway } from '../gateway.js';
+import type { ActionResult, SimStore } from './common.js';
+
+/**
+ * How long delayed_webhook holds each notification, and how long refund_pending leaves a
+ * refund pending before it settles.
+ */
+export const FAULT_DELAY_MS = 3_000;
+
+export function scenarioOf(value: unknown): TestScenario | null {
+  return isTestScenario(value) ? value : null;
+}
+
+type Send = () => Promise<ActionResult>;
+
+/**
+ * Notifications and held answers of one gateway's simulators. Delayed notifications wait in
+ * this process's memory: a restart drops them, which the gateway then meets as a lost
+ * notification (its reconciler asks the provider).
+ */
+export class FaultRunner {
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(private readonly gw: Gateway) {}
+
+  /** Runs fn after ms; errors are logged, as a provider logs a failed delivery. */
+  later(ms: number, what: string, fn: () => Promise<unknown>): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      fn().catch((err: unknown) => this.gw.log.warn({ err }, `simulator: ${what} failed`));
+    }, ms);
+    this.timers.add(t);
+  }
+
+  /**
+   * Sends one provider notification the way the scenario says. final is the notification
+   * itself; intermediate, when the flow has one, an earlier status (pending) that
+   * out_of_order sends after it. Answers what the gateway said to the last one sent now,
+   * or gateway_status 0 with the reason when nothing was sent now.
+   */
+  async deliver(
+    scenario: TestScenario | null,
+    final: Send,
+    intermediate?: Send,
+  ): Promise<ActionResult> {
+    switch (scenario) {
+      case 'duplicate_webhook':
+        await final();
+        return final();
+      case 'delayed_webhook':
+        this.later(FAULT_DELAY_MS, 'delayed notification', final);
+        return {
+          gateway_status: 0,
+          gateway_body: `notification delayed by ${FAULT_DELAY_MS} ms (test_scenario delayed_webhook)`,
+        };
+      case 'out_of_order':
+        if (!intermediate) return final();
+        await final();
+        return intermediate();
+      case 'lost_webhook':
+        return {
+          gateway_status: 0,
+          gateway_body: 'notification not sent (test_scenario lost_webhook)',
+        };
+      default:
+        return final();
+    }
+  }
+
+  /**
+   * The provider did the work but its answer is lost: the socket stays silent past the
+   * gateway's provider timeout, then closes without a response.
+   */
+  async loseAnswer(reply: FastifyReply): Promise<FastifyReply> {
+    reply.hijack();
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        resolve();
+      }, this.gw.config.providerTimeoutMs + 1_000);
+      this.timers.add(t);
+      // The caller gave up (its timeout): nothing left to hold.
+      reply.raw.once('close', () => {
+        clearTimeout(t);
+        this.timers.delete(t);
+        resolve();
+      });
+    });
+    reply.raw.destroy();
+    return reply;
+  }
+
+  close(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+}
+
+const runners = new WeakMap<Gateway, FaultRunner>();
+
+/** The one runner of this gateway's simulators (closed with them). */
+export function faultsFor(gw: Gateway): FaultRunner {
+  let r = runners.get(gw);
+  if (!r) {
+    r = new FaultRunner(gw);
+    runners.set(gw, r);
+  }
+  return r;
+}
+
+/**
+ * Marks a fault of a stored provider object as played, under the object's row lock: true
+ * exactly once per (object, fault), so a retried request gets the normal answer.
+ */
+export async function playOnce<T extends { faults_played?: string[] }>(
+  store: SimStore<T>,
+  id: string,
+  fault: string,
+): Promise<boolean> {
+  let first = false;
+  await store.update(id, (cur) => {
+    if (cur.faults_played?.includes(fault)) return null;
+    first = true;
+    return { ...cur, faults_played: [...(cur.faults_played ?? []), fault] };
+  });
+  return first;
+}
