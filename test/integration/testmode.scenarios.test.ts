@@ -184,6 +184,19 @@ describe('metadata.test_scenario on POST /v1/payments', () => {
     assertStatus(plain, 201);
     const id = plain.json<{ payment_id: string }>().payment_id;
     assert.equal((await providerStatus(id)).custom_field1, undefined);
+    // The admin list names the scenario (the dashboard's badge), null without one.
+    for (const [pid, expected] of [
+      [p.id, 'duplicate_webhook'],
+      [id, null],
+    ] as const) {
+      const list = await setup.gw.admin('GET', `/admin/payments?q=${pid}`);
+      assertStatus(list, 200);
+      const rows = list.json<{ payments: { id: string; test_scenario: string | null }[] }>();
+      assert.deepEqual(
+        rows.payments.map((r) => [r.id, r.test_scenario]),
+        [[pid, expected]],
+      );
+    }
   });
 
   test('outside test mode it is ordinary metadata: no 400 for an unknown value', async () => {
