@@ -41,37 +41,42 @@ export class FaultRunner {
   }
 
   /**
-   * Sends one provider notification the way the scenario says. final is the notification
-   * itself; intermediate, when the flow has one, an earlier status (pending) that
-   * out_of_order sends after it. Answers what the gateway said to the last one sent now,
-   * or gateway_status 0 with the reason when nothing was sent now.
+   * Sends the notifications of one provider event the way the scenario says, in order.
+   * finals are the notifications themselves; intermediate, when the flow has one, an earlier
+   * status (pending, confirmed) that out_of_order sends after them. Answers what the gateway
+   * said to the last one sent now, or gateway_status 0 with the reason when none was sent now.
    */
   async deliver(
     scenario: TestScenario | null,
-    final: Send,
+    finals: Send | Send[],
     intermediate?: Send,
   ): Promise<ActionResult> {
+    const sends = Array.isArray(finals) ? finals : [finals];
+    const all = async (copies: number) => {
+      let result: ActionResult = { gateway_status: 0, gateway_body: '' };
+      for (const send of sends) for (let i = 0; i < copies; i++) result = await send();
+      return result;
+    };
     switch (scenario) {
       case 'duplicate_webhook':
-        await final();
-        return final();
+        return all(2);
       case 'delayed_webhook':
-        this.later(FAULT_DELAY_MS, 'delayed notification', final);
+        this.later(FAULT_DELAY_MS, 'delayed notification', () => all(1));
         return {
           gateway_status: 0,
           gateway_body: `notification delayed by ${FAULT_DELAY_MS} ms (test_scenario delayed_webhook)`,
         };
-      case 'out_of_order':
-        if (!intermediate) return final();
-        await final();
-        return intermediate();
+      case 'out_of_order': {
+        const last = await all(1);
+        return intermediate ? intermediate() : last;
+      }
       case 'lost_webhook':
         return {
           gateway_status: 0,
           gateway_body: 'notification not sent (test_scenario lost_webhook)',
         };
       default:
-        return final();
+        return all(1);
     }
   }
 
@@ -132,4 +137,21 @@ export async function playOnce<T extends { faults_played?: string[] }>(
     return { ...cur, faults_played: [...(cur.faults_played ?? []), fault] };
   });
   return first;
+}
+
+export const REGISTRATION_5XX_TEXT =
+  'An unexpected error occurred on the provider side (test_scenario registration_5xx)';
+
+/**
+ * registration_timeout / registration_5xx: the fault the first answer to a registration
+ * plays (the provider object is stored either way); null for every later one, so a retried
+ * registration gets the original object.
+ */
+export async function registrationFault<T extends { faults_played?: string[] }>(
+  store: SimStore<T>,
+  id: string,
+  scenario: TestScenario | null,
+): Promise<'registration_timeout' | 'registration_5xx' | null> {
+  if (scenario !== 'registration_timeout' && scenario !== 'registration_5xx') return null;
+  return (await playOnce(store, id, 'registration')) ? scenario : null;
 }

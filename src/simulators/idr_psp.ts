@@ -21,11 +21,10 @@ import {
   settlePendingRefund,
   type CancelOutcome,
 } from './idr_psp/refunds.js';
-import { faultsFor } from './faults.js';
+import { faultsFor, REGISTRATION_5XX_TEXT } from './faults.js';
 import {
   pendingView,
-  REGISTRATION_5XX_TEXT,
-  registrationFault,
+  registrationFaultOf,
   scenarioOfTransaction,
   settleRefundLater,
 } from './idr_psp/faults.js';
@@ -397,7 +396,7 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
       if (!tx || !tx.token) {
         return snapError(reply, 400, 'transaction_details.order_id has already been taken');
       }
-      const fault = await registrationFault(sim.transactions, tx);
+      const fault = await registrationFaultOf(sim.transactions, tx);
       if (fault === 'registration_5xx') return snapError(reply, 500, REGISTRATION_5XX_TEXT);
       if (fault === 'registration_timeout') return faultsFor(gw).loseAnswer(reply);
       return sendJson(reply, 201, {
@@ -455,7 +454,7 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
           customField1: typeof body.custom_field1 === 'string' ? body.custom_field1 : null,
         }),
       );
-      const fault = tx && (await registrationFault(sim.transactions, tx));
+      const fault = tx && (await registrationFaultOf(sim.transactions, tx));
       if (fault === 'registration_5xx') return coreError(reply, 500, REGISTRATION_5XX_TEXT);
       if (fault === 'registration_timeout') return faultsFor(gw).loseAnswer(reply);
       if (!tx) {

@@ -6,7 +6,7 @@
  * second payment or refund at the provider.
  */
 import assert from 'node:assert/strict';
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { UNKNOWN_TEST_SCENARIO } from '../../src/domain/testScenarios.js';
 import { serviceDeps } from '../../src/gateway.js';
@@ -19,6 +19,7 @@ import { simulatorEndpoint } from '../../src/simulators/credentials.js';
 import { assertError, assertStatus, count, sql } from '../helpers/core.js';
 import { startWithReceiver, type GatewayWithReceiver } from '../helpers/gateway.js';
 import { eventually } from '../helpers/receiver.js';
+import { ScenarioProbe } from '../helpers/scenarios.js';
 
 const PROVIDER_TIMEOUT_MS = 1500;
 
@@ -61,70 +62,16 @@ async function create(scenario: string, app: AppWithSecrets = setup.app): Promis
   return { id, ref: view.json<{ provider_ref: string }>().provider_ref, amount: b.amount_minor };
 }
 
-async function act(ref: string, action: string) {
-  const res = await fetch(`${setup.gw.url}/sim/idr_psp/payments/${ref}/${action}`, {
-    method: 'POST',
-  });
-  const text = await res.text();
-  assert.equal(res.status, 200, text);
-  return JSON.parse(text) as { gateway_status: number; gateway_body: string };
-}
+const probe = new ScenarioProbe(() => setup);
+const act = (ref: string, action: string) => probe.act('idr_psp', ref, action);
+const payment = (id: string, app?: AppWithSecrets) => probe.payment(id, app);
+const expectDelivered = (id: string, events: string[], app?: AppWithSecrets) =>
+  probe.expectDelivered(id, events, app);
 
-async function payment(id: string, app: AppWithSecrets = setup.app) {
-  const res = await setup.gw.v1(app, 'GET', `/v1/payments/${id}`);
-  assertStatus(res, 200);
-  return res.json<{ status: string; provider_ref: string; last_error: string; metadata: object }>();
-}
-
-/** What the gateway enqueued for the app, in order. */
-async function outbound(paymentId: string): Promise<string[]> {
-  const rows = await sql<{ event_type: string }>(
-    setup.gw.databaseUrl,
-    `SELECT event_type FROM outbound_events WHERE payment_id = $1 ORDER BY created_at, id`,
-    [paymentId],
-  );
-  return rows.map((r) => r.event_type);
-}
-
-/** What the app's endpoint received (distinct events, each signed with the app's secret). */
-function delivered(paymentId: string, secret: string): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const r of setup.receiver.received) {
-    const b = JSON.parse(r.body) as { event: string; payment_id: string };
-    const id = String(r.headers['x-pay-event-id']);
-    if (b.payment_id !== paymentId || seen.has(id)) continue;
-    const mac = createHmac('sha256', secret)
-      .update(`${String(r.headers['x-pay-timestamp'])}.${r.body}`)
-      .digest('hex');
-    assert.equal(r.headers['x-pay-signature'], mac, 'signed with the app webhook secret');
-    seen.add(id);
-    out.push(b.event);
-  }
-  return out;
-}
-
-/** Waits until the app received exactly `events`, and checks nothing else follows. */
-async function expectDelivered(
-  paymentId: string,
-  events: string[],
-  app: AppWithSecrets = setup.app,
-): Promise<void> {
-  await eventually(async () => delivered(paymentId, app.webhook_secret).length >= events.length);
-  await new Promise((r) => setTimeout(r, 300));
-  assert.deepEqual(delivered(paymentId, app.webhook_secret), events);
-  assert.deepEqual(await outbound(paymentId), events);
-}
-
-/** The inbound notifications the gateway archived for the payment, oldest first. */
+/** The transaction_status of each notification the gateway archived, oldest first. */
 async function inbound(paymentId: string): Promise<string[]> {
-  const res = await setup.gw.admin('GET', `/admin/inbound_events?payment_id=${paymentId}`);
-  assertStatus(res, 200);
-  const events = res.json<{ events: { raw_body: string; received_at: string }[] }>().events;
-  return events
-    .map((e) => JSON.parse(e.raw_body) as { transaction_status: string })
-    .map((b) => b.transaction_status)
-    .reverse();
+  const bodies = await probe.inbound<{ transaction_status: string }>(paymentId);
+  return bodies.map((b) => b.transaction_status);
 }
 
 /** Provider transactions of this amount: the provider's count of the payment. */
@@ -162,13 +109,13 @@ describe('metadata.test_scenario on POST /v1/payments', () => {
 
   test('a provider whose simulator does not play it: 400', async () => {
     const res = await setup.gw.v1(setup.app, 'POST', '/v1/payments', {
-      ...body('duplicate_webhook', { currency: 'USD', method: 'card_psp' }),
-      metadata: { card_psp_product_id: 'prod_basic', test_scenario: 'duplicate_webhook' },
+      ...body('refund_pending', { currency: 'USD', method: 'card_psp' }),
+      metadata: { card_psp_product_id: 'prod_basic', test_scenario: 'refund_pending' },
     });
     assertError(
       res,
       400,
-      'metadata.test_scenario duplicate_webhook is simulated for idr_psp payments only',
+      'metadata.test_scenario refund_pending is simulated for idr_psp payments only',
     );
   });
 

@@ -23,7 +23,18 @@ test('requestedTestScenario: test mode names a known scenario or is refused', ()
     () => requestedTestScenario('test', { test_scenario: 'lost_webhook' }, 'wallet_psp'),
     (e: unknown) =>
       e instanceof ApiError &&
-      e.body === 'metadata.test_scenario lost_webhook is simulated for idr_psp payments only',
+      e.body ===
+        'metadata.test_scenario lost_webhook is simulated for idr_psp, card_psp payments only',
+  );
+  assert.throws(
+    () => requestedTestScenario('test', { test_scenario: 'refund_pending' }, 'card_psp'),
+    (e: unknown) =>
+      e instanceof ApiError &&
+      e.body === 'metadata.test_scenario refund_pending is simulated for idr_psp payments only',
+  );
+  assert.equal(
+    requestedTestScenario('test', { test_scenario: 'lost_webhook' }, 'card_psp'),
+    'lost_webhook',
   );
 });
 

@@ -1,5 +1,5 @@
 import type { TestScenario } from '../../domain/testScenarios.js';
-import { playOnce, scenarioOf, type FaultRunner, FAULT_DELAY_MS } from '../faults.js';
+import { registrationFault, scenarioOf, type FaultRunner, FAULT_DELAY_MS } from '../faults.js';
 import type { SimStore } from '../common.js';
 import { settlePendingRefund } from './refunds.js';
 import type { SimRefund, SimTransaction } from './transactions.js';
@@ -25,22 +25,10 @@ export function pendingView(tx: SimTransaction): SimTransaction | null {
   };
 }
 
-/**
- * registration_timeout / registration_5xx: the fault the first answer to a registration
- * plays (the transaction is stored either way); null for every later one, so a retried
- * registration gets the original transaction.
- */
-export async function registrationFault(
-  transactions: SimStore<SimTransaction>,
-  tx: SimTransaction,
-): Promise<'registration_timeout' | 'registration_5xx' | null> {
-  const s = scenarioOfTransaction(tx);
-  if (s !== 'registration_timeout' && s !== 'registration_5xx') return null;
-  return (await playOnce(transactions, tx.order_id, 'registration')) ? s : null;
+/** The registration fault of this transaction's first answer (simulators/faults.ts). */
+export function registrationFaultOf(transactions: SimStore<SimTransaction>, tx: SimTransaction) {
+  return registrationFault(transactions, tx.order_id, scenarioOfTransaction(tx));
 }
-
-export const REGISTRATION_5XX_TEXT =
-  'An unexpected error occurred on the provider side (test_scenario registration_5xx)';
 
 /**
  * refund_pending: the paying side settles the refund FAULT_DELAY_MS after accepting it, then
