@@ -27,12 +27,12 @@ export const UNKNOWN_TEST_SCENARIO = `metadata.test_scenario must be one of: ${T
 
 /** Which provider simulators play each scenario. */
 export const SCENARIO_PROVIDERS: Record<TestScenario, readonly ProviderSlug[]> = {
-  duplicate_webhook: ['idr_psp', 'card_psp'],
-  delayed_webhook: ['idr_psp', 'card_psp'],
-  out_of_order: ['idr_psp', 'card_psp'],
-  lost_webhook: ['idr_psp', 'card_psp'],
-  registration_timeout: ['idr_psp', 'card_psp'],
-  registration_5xx: ['idr_psp', 'card_psp'],
+  duplicate_webhook: ['idr_psp', 'card_psp', 'wallet_psp'],
+  delayed_webhook: ['idr_psp', 'card_psp', 'wallet_psp'],
+  out_of_order: ['idr_psp', 'card_psp', 'wallet_psp'],
+  lost_webhook: ['idr_psp', 'card_psp', 'wallet_psp'],
+  registration_timeout: ['idr_psp', 'card_psp', 'wallet_psp'],
+  registration_5xx: ['idr_psp', 'card_psp', 'wallet_psp'],
   // card_psp has no refund API: its refunds are made at the provider.
   refund_timeout: ['idr_psp'],
   refund_pending: ['idr_psp'],

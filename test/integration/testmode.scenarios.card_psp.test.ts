@@ -84,8 +84,9 @@ describe('card_psp notification scenarios', () => {
       gateway_body: `notification delayed by ${FAULT_DELAY_MS} ms (test_scenario delayed_webhook)`,
     });
     assert.equal((await probe.payment(p.id)).status, 'initiated');
-    await eventually(async () => (await probe.payment(p.id)).status === 'succeeded');
+    await eventually(async () => (await inbound(p.id)).length === 2);
     assert.deepEqual(await inbound(p.id), ['checkout.updated:succeeded', 'order.paid:paid']);
+    assert.equal((await probe.payment(p.id)).status, 'succeeded');
     await probe.expectDelivered(p.id, ['payment.succeeded']);
   });
 

@@ -181,6 +181,8 @@ describe('notification scenarios', () => {
     assert.deepEqual(await inbound(p.id), []);
     assert.equal((await providerStatus(p.id)).transaction_status, 'settlement');
     await eventually(async () => (await payment(p.id)).status === 'succeeded');
+    // The archive names the payment once the gateway has recorded the outcome.
+    await eventually(async () => (await inbound(p.id)).length > 0);
     assert.deepEqual(await inbound(p.id), ['settlement']);
     await expectDelivered(p.id, ['payment.succeeded']);
   });

@@ -20,11 +20,10 @@ test('requestedTestScenario: test mode names a known scenario or is refused', ()
     );
   }
   assert.throws(
-    () => requestedTestScenario('test', { test_scenario: 'lost_webhook' }, 'wallet_psp'),
+    () => requestedTestScenario('test', { test_scenario: 'refund_timeout' }, 'wallet_psp'),
     (e: unknown) =>
       e instanceof ApiError &&
-      e.body ===
-        'metadata.test_scenario lost_webhook is simulated for idr_psp, card_psp payments only',
+      e.body === 'metadata.test_scenario refund_timeout is simulated for idr_psp payments only',
   );
   assert.throws(
     () => requestedTestScenario('test', { test_scenario: 'refund_pending' }, 'card_psp'),
@@ -32,10 +31,12 @@ test('requestedTestScenario: test mode names a known scenario or is refused', ()
       e instanceof ApiError &&
       e.body === 'metadata.test_scenario refund_pending is simulated for idr_psp payments only',
   );
-  assert.equal(
-    requestedTestScenario('test', { test_scenario: 'lost_webhook' }, 'card_psp'),
-    'lost_webhook',
-  );
+  for (const provider of ['card_psp', 'wallet_psp'] as const) {
+    assert.equal(
+      requestedTestScenario('test', { test_scenario: 'lost_webhook' }, provider),
+      'lost_webhook',
+    );
+  }
 });
 
 test('outside test mode test_scenario is ordinary metadata and never reaches a provider', () => {
