@@ -34,8 +34,8 @@ export const SCENARIO_PROVIDERS: Record<TestScenario, readonly ProviderSlug[]> =
   registration_timeout: ['idr_psp', 'card_psp', 'wallet_psp'],
   registration_5xx: ['idr_psp', 'card_psp', 'wallet_psp'],
   // card_psp has no refund API: its refunds are made at the provider.
-  refund_timeout: ['idr_psp'],
-  refund_pending: ['idr_psp'],
+  refund_timeout: ['idr_psp', 'wallet_psp'],
+  refund_pending: ['idr_psp', 'wallet_psp'],
 };
 
 /**

@@ -115,7 +115,7 @@ describe('metadata.test_scenario on POST /v1/payments', () => {
     assertError(
       res,
       400,
-      'metadata.test_scenario refund_pending is simulated for idr_psp payments only',
+      'metadata.test_scenario refund_pending is simulated for idr_psp, wallet_psp payments only',
     );
   });
 

@@ -185,3 +185,65 @@ describe('wallet_psp registration scenarios', () => {
     }
   });
 });
+
+describe('wallet_psp refund scenarios', () => {
+  async function paid(scenario: string) {
+    const p = await create(scenario);
+    await act(p.ref, 'pay');
+    assert.equal((await probe.payment(p.id)).status, 'succeeded');
+    return p;
+  }
+
+  /** The capture's refunds at the provider. */
+  async function providerRefunds(orderId: string): Promise<string[]> {
+    const rows = await sql<{ data: { refunds: { refund: { status: string } }[] } }>(
+      setup.gw.databaseUrl,
+      `SELECT data FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'capture_refunds'
+         AND data->>'orderId' = $1`,
+      [orderId],
+    );
+    return (rows[0]?.data.refunds ?? []).map((r) => r.refund.status);
+  }
+
+  async function refundRow(paymentId: string) {
+    const [row] = await sql<{ id: string; status: string; provider_ref: string | null }>(
+      setup.gw.databaseUrl,
+      `SELECT id, status, provider_ref FROM refunds WHERE payment_id = $1`,
+      [paymentId],
+    );
+    return row;
+  }
+
+  test('refund_timeout: the answer is lost, the provider event settles the one refund; a retry returns it', async () => {
+    const p = await paid('refund_timeout');
+    const key = randomUUID();
+    const req = { payment_id: p.id, reason: 'customer asked' };
+    const first = await setup.gw.v1(setup.app, 'POST', '/v1/refunds', req, {
+      'Idempotency-Key': key,
+    });
+    assertError(first, 502, `refund failed: wallet_psp timed out after ${PROVIDER_TIMEOUT_MS} ms`);
+    assert.deepEqual(await providerRefunds(p.ref), ['COMPLETED']);
+    await eventually(async () => (await refundRow(p.id))?.status === 'succeeded');
+    const retry = await setup.gw.v1(setup.app, 'POST', '/v1/refunds', req, {
+      'Idempotency-Key': key,
+    });
+    assertStatus(retry, 201);
+    const refund = retry.json<{ refund_id: string; status: string }>();
+    assert.equal(refund.refund_id, (await refundRow(p.id))?.id);
+    assert.equal(refund.status, 'succeeded');
+    assert.deepEqual(await providerRefunds(p.ref), ['COMPLETED'], 'one refund at the provider');
+    await probe.expectDelivered(p.id, ['payment.succeeded', 'refund.succeeded']);
+  });
+
+  test('refund_pending: 201 initiated, settled later by the provider event', async () => {
+    const p = await paid('refund_pending');
+    const res = await setup.gw.v1(setup.app, 'POST', '/v1/refunds', { payment_id: p.id });
+    assertStatus(res, 201);
+    const refund = res.json<{ refund_id: string; status: string }>();
+    assert.equal(refund.status, 'initiated');
+    assert.deepEqual(await providerRefunds(p.ref), ['PENDING']);
+    await eventually(async () => (await refundRow(p.id))?.status === 'succeeded');
+    assert.deepEqual(await providerRefunds(p.ref), ['COMPLETED']);
+    await probe.expectDelivered(p.id, ['payment.succeeded', 'refund.succeeded']);
+  });
+});

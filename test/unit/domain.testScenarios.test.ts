@@ -20,16 +20,18 @@ test('requestedTestScenario: test mode names a known scenario or is refused', ()
     );
   }
   assert.throws(
-    () => requestedTestScenario('test', { test_scenario: 'refund_timeout' }, 'wallet_psp'),
+    () => requestedTestScenario('test', { test_scenario: 'refund_timeout' }, 'card_psp'),
     (e: unknown) =>
       e instanceof ApiError &&
-      e.body === 'metadata.test_scenario refund_timeout is simulated for idr_psp payments only',
+      e.body ===
+        'metadata.test_scenario refund_timeout is simulated for idr_psp, wallet_psp payments only',
   );
   assert.throws(
     () => requestedTestScenario('test', { test_scenario: 'refund_pending' }, 'card_psp'),
     (e: unknown) =>
       e instanceof ApiError &&
-      e.body === 'metadata.test_scenario refund_pending is simulated for idr_psp payments only',
+      e.body ===
+        'metadata.test_scenario refund_pending is simulated for idr_psp, wallet_psp payments only',
   );
   for (const provider of ['card_psp', 'wallet_psp'] as const) {
     assert.equal(
