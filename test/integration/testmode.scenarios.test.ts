@@ -401,3 +401,50 @@ describe('refund scenarios', () => {
     await expectDelivered(p.id, ['payment.succeeded', 'refund.succeeded']);
   });
 });
+
+describe('registration scenarios on the direct QR charge (IDR_PSP_DIRECT_QR)', () => {
+  let direct: GatewayWithReceiver;
+  before(async () => {
+    direct = await startWithReceiver(
+      { PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS), IDR_PSP_DIRECT_QR: 'true' },
+      { name: 'Direct QR scenario shop' },
+    );
+  });
+  after(() => direct?.stop());
+
+  for (const [scenario, error] of [
+    ['registration_timeout', `idr_psp did not answer within ${PROVIDER_TIMEOUT_MS} ms`],
+    [
+      'registration_5xx',
+      'idr_psp answered 500: An unexpected error occurred on the provider side (test_scenario registration_5xx)',
+    ],
+  ] as const) {
+    test(`${scenario}: the retry gets the one QR charge`, async () => {
+      const key = randomUUID();
+      const b = body(scenario);
+      const first = await direct.gw.v1(direct.app, 'POST', '/v1/payments', b, {
+        'Idempotency-Key': key,
+      });
+      assertError(first, 502, `provider checkout failed: ${error}`);
+      const retry = await direct.gw.v1(direct.app, 'POST', '/v1/payments', b, {
+        'Idempotency-Key': key,
+      });
+      assertStatus(retry, 201);
+      const created = retry.json<{ payment_id: string; qr_string: string }>();
+      const held = await sql<{ data: { order_id: string; qr_string: string } }>(
+        direct.gw.databaseUrl,
+        `SELECT data FROM sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction'
+           AND (data->>'gross_amount')::bigint = $1`,
+        [b.amount_minor],
+      );
+      assert.equal(held.length, 1, 'one charge at the provider');
+      assert.equal(held[0]?.data.order_id, created.payment_id);
+      assert.equal(held[0]?.data.qr_string, created.qr_string, 'the same QR');
+      assert.equal(
+        await count(direct.gw.databaseUrl, 'payments WHERE amount_minor = $1', [b.amount_minor]),
+        1,
+        'one payment at the gateway',
+      );
+    });
+  }
+});
