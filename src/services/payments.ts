@@ -11,6 +11,7 @@ import {
   type CreatePaymentRequest,
 } from '../domain/paymentRequest.js';
 import { routePayment } from '../domain/routing.js';
+import { requestedTestScenario } from '../domain/testScenarios.js';
 import type { Mode, ProviderSlug } from '../domain/types.js';
 import type { ProviderEndpointConfig } from '../config.js';
 import type { ProviderRegistry } from '../providers/registry.js';
@@ -104,6 +105,7 @@ export async function createPayment(
       allowedProviders: app.allowed_providers,
       allowedMethods: app.allowed_methods,
     });
+    requestedTestScenario(app.mode, req.metadata, provider);
     const resumed = claim.resumeId ? await paymentsDb.findPayment(deps.pool, claim.resumeId) : null;
     if (resumed && resumed.status === 'initiated' && resumed.app_id === app.id) {
       if (resumed.provider_ref) return createdResponse(resumed);

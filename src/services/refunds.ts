@@ -122,6 +122,11 @@ export async function refundPayment(
       if (resumed.provider_ref) return created(resumed);
       return callProvider(deps, payment, resumed);
     }
+    // The provider's event settled it while the first answer was lost: the retry answers
+    // with that refund, as the lost answer would have, instead of 'already has a refund'.
+    if (resumed?.status === 'succeeded' && resumed.payment_id === payment.id) {
+      return created(resumed);
+    }
   }
   if (payment.status !== 'succeeded') {
     throw apiError('refund_needs_succeeded', payment.status);

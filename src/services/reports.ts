@@ -236,6 +236,8 @@ export interface PaymentListItem {
   created_at: string;
   updated_at: string;
   finalized_at: string | null;
+  /** A test-mode payment's metadata.test_scenario (docs/testing.md). */
+  test_scenario: string | null;
 }
 
 /** Newest first; `before` is the id of the last row of the previous page (docs/api.md#query-parameters). */
@@ -282,6 +284,7 @@ export async function listPayments(
       created_at: r.created_at.toISOString(),
       updated_at: r.updated_at.toISOString(),
       finalized_at: r.finalized_at?.toISOString() ?? null,
+      test_scenario: r.test_scenario,
     })),
   };
 }

@@ -125,6 +125,8 @@ export interface CheckoutPageInfo {
   actionBase: string;
   actions?: readonly string[];
   returnUrl?: string;
+  /** A picture for the buyer to scan (the QR code image), shown above the details. */
+  imageUrl?: string;
 }
 
 /** The hosted page a test-mode buyer sees: one button per simulator action. */
@@ -156,7 +158,11 @@ table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem;bo
 form{display:inline-block;margin:.5rem .5rem 0 0}button{font-size:1rem;padding:.5rem 1rem}
 .banner{background:#fff3cd;padding:.5rem;border-radius:4px}</style></head>
 <body><p class="banner">Test mode: ${escapeHtml(info.provider)} simulator. No money moves.</p>
-<h1>${escapeHtml(info.title)}</h1><table>${rows}</table>
+<h1>${escapeHtml(info.title)}</h1>${
+    info.imageUrl
+      ? `<p><img class="qr" src="${escapeHtml(info.imageUrl)}" alt="QR code to scan" width="264" height="264"></p>`
+      : ''
+  }<table>${rows}</table>
 <div>${buttons}</div>${back}</body></html>`;
   return reply.code(200).type('text/html; charset=utf-8').send(html);
 }

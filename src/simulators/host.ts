@@ -8,8 +8,11 @@ import type { SimClock } from '../domain/simClock.js';
 export interface SimulatorHost {
   /** Simulator state (sim_objects) lives in the same database, shared by every instance. */
   pool: Pool;
-  /** Test-mode credentials are derived from it, the same ones the adapters use. */
-  config: { masterKey: Buffer };
+  /**
+   * Test-mode credentials are derived from the master key, the same ones the adapters use;
+   * a lost answer is held past the gateway's provider timeout.
+   */
+  config: { masterKey: Buffer; providerTimeoutMs: number };
   /** internal: where the gateway's /webhooks are; public: the base of checkout pages. */
   urls: { internal: string; public: string };
   log: {

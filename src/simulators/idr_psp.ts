@@ -21,6 +21,14 @@ import {
   settlePendingRefund,
   type CancelOutcome,
 } from './idr_psp/refunds.js';
+import { faultsFor, REGISTRATION_5XX_TEXT } from './faults.js';
+import {
+  pendingView,
+  registrationFaultOf,
+  scenarioOfTransaction,
+  settleRefundLater,
+} from './idr_psp/faults.js';
+import { qrPng } from './idr_psp/qrImage.js';
 import {
   applyAction,
   buildIdrNotification,
@@ -34,6 +42,7 @@ import {
   choose,
   merchantIdFor,
   newTransaction,
+  qrCodeUrl,
   rupiahText,
   SIM_CHANNELS,
   transactionWire,
@@ -75,8 +84,17 @@ async function notify(
   tx: SimTransaction,
   failedRefund?: SimRefund,
 ): Promise<ActionResult> {
-  const body = buildIdrNotification(tx, sim.serverKey, publicBase(sim.gw), failedRefund);
-  return deliverToGateway(sim.gw, 'idr_psp', {}, JSON.stringify(body));
+  const send = (t: SimTransaction, refund?: SimRefund) => () => {
+    const body = buildIdrNotification(t, sim.serverKey, publicBase(sim.gw), refund);
+    return deliverToGateway(sim.gw, 'idr_psp', {}, JSON.stringify(body));
+  };
+  // docs/testing.md: the payment's test_scenario decides how the notification goes out.
+  const earlier = failedRefund ? null : pendingView(tx);
+  return faultsFor(sim.gw).deliver(
+    scenarioOfTransaction(tx),
+    send(tx, failedRefund),
+    earlier ? send(earlier) : undefined,
+  );
 }
 
 /** The paying-wallet actions on a paid transaction with a pending cross-wallet refund. */
@@ -232,6 +250,10 @@ function registrationProblem(
   if (typeof gross !== 'number' || !Number.isSafeInteger(gross) || gross <= 0) {
     return 'transaction_details.gross_amount must be a positive integer';
   }
+  // The QR's amount field (EMV ID 54) holds at most 13 characters.
+  if (channel === 'other_qris' && gross > 9_999_999_999_999) {
+    return 'transaction_details.gross_amount is too large for qris';
+  }
   const email = customer.email;
   if (typeof email !== 'string' || !/^[^\s@]+@[^\s@]+$/.test(email)) {
     const name = channel === 'other_qris' ? 'qris' : channel;
@@ -313,26 +335,9 @@ function renderPage(sim: Sim, reply: FastifyReply, ref: string, tx: SimTransacti
     details,
     actionBase: `payments/${ref}`,
     actions: isPaid(tx) && hasPendingRefund(tx) ? REFUND_ACTIONS : SIM_ACTIONS,
+    ...(tx.qr_string ? { imageUrl: qrCodeUrl(publicBase(sim.gw), tx) } : {}),
     ...(tx.finish_url ? { returnUrl: tx.finish_url } : {}),
   });
-}
-
-function qrSvg(tx: SimTransaction): string {
-  const text = tx.qr_string ?? '';
-  const lines = text.match(/.{1,40}/g) ?? [];
-  const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  const rows = lines
-    .map(
-      (l, i) =>
-        `<text x="10" y="${60 + i * 16}" font-family="monospace" font-size="12">${esc(l)}</text>`,
-    )
-    .join('');
-  return (
-    `<svg xmlns="http://www.w3.org/2000/svg" width="360" height="${80 + lines.length * 16}">` +
-    `<rect width="100%" height="100%" fill="#fff" stroke="#000"/>` +
-    `<text x="10" y="30" font-family="sans-serif" font-size="16">QRIS ${esc(rupiahText(tx.gross_amount))} (test mode)</text>` +
-    `${rows}</svg>`
-  );
 }
 
 /**
@@ -496,11 +501,15 @@ export function idrPspSimulator(gw: SimulatorHost, clock: SimClock) {
           merchantId: merchantIdFor(sim.serverKey),
           now: clock.now(),
           ...(qrExpiryMinutes !== undefined ? { qrExpiryMinutes } : {}),
+          customField1: typeof body.custom_field1 === 'string' ? body.custom_field1 : null,
         }),
       );
       if (!tx || !tx.token) {
         return snapError(reply, 400, 'transaction_details.order_id has already been taken');
       }
+      const fault = await registrationFaultOf(sim.transactions, tx);
+      if (fault === 'registration_5xx') return snapError(reply, 500, REGISTRATION_5XX_TEXT);
+      if (fault === 'registration_timeout') return faultsFor(gw).loseAnswer(reply);
       return sendJson(reply, 201, {
         token: tx.token,
         redirect_url: `${publicBase(gw)}/snap/v2/vtweb/${tx.token}`,
@@ -554,8 +563,12 @@ export function idrPspSimulator(gw: SimulatorHost, clock: SimClock) {
           merchantId: merchantIdFor(sim.serverKey),
           now: clock.now(),
           ...(qrExpiryMinutes !== undefined ? { qrExpiryMinutes } : {}),
+          customField1: typeof body.custom_field1 === 'string' ? body.custom_field1 : null,
         }),
       );
+      const fault = tx && (await registrationFaultOf(sim.transactions, tx));
+      if (fault === 'registration_5xx') return coreError(reply, 500, REGISTRATION_5XX_TEXT);
+      if (fault === 'registration_timeout') return faultsFor(gw).loseAnswer(reply);
       if (!tx) {
         return coreError(
           reply,
@@ -646,6 +659,20 @@ export function idrPspSimulator(gw: SimulatorHost, clock: SimClock) {
             gw.log.warn({ err, order_id: tx.order_id }, 'idr_psp simulator: notification failed'),
           );
         }
+        // docs/testing.md: refund_timeout loses the answer; refund_pending settles it later.
+        const scenario = out.kind === 'refunded' ? scenarioOfTransaction(tx) : null;
+        if (scenario === 'refund_timeout') return faultsFor(gw).loseAnswer(reply);
+        if (scenario === 'refund_pending' && typeof out.answer.body.refund_key === 'string') {
+          const key = out.answer.body.refund_key;
+          settleRefundLater(
+            faultsFor(gw),
+            sim.transactions,
+            () => clock.now(),
+            tx.order_id,
+            key,
+            (t) => notify(sim, t),
+          );
+        }
         sendJson(reply, out.answer.http, out.answer.body);
         if (out.kind === 'canceled') {
           // Like the provider, the notification follows the answer rather than preceding it.
@@ -692,7 +719,10 @@ export function idrPspSimulator(gw: SimulatorHost, clock: SimClock) {
       if ((header(req, 'accept') ?? '').includes('text/html')) {
         return renderPage(sim, reply, req.params.id, tx);
       }
-      return reply.code(200).type('image/svg+xml').send(qrSvg(tx));
+      return reply
+        .code(200)
+        .type('image/png')
+        .send(await qrPng(tx.qr_string));
     });
 
     app.post<{ Params: { ref: string; action: string } }>(
@@ -777,5 +807,6 @@ export function idrPspSimulator(gw: SimulatorHost, clock: SimClock) {
     }, SWEEP_INTERVAL_MS);
     timer.unref();
     app.addHook('onClose', async () => clearInterval(timer));
+    app.addHook('onClose', async () => faultsFor(gw).close());
   };
 }

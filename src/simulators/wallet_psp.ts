@@ -10,6 +10,8 @@ import {
   type WpWebhookEvent,
 } from '../providers/wallet_psp/wire.js';
 import { simulatorEndpoint } from '../providers/testMode.js';
+import { faultsFor, REGISTRATION_5XX_TEXT, registrationFault } from './faults.js';
+import { pendingCapture, scenarioOfOrder } from './wallet_psp/faults.js';
 import {
   SIM_ACTIONS,
   SimStore,
@@ -168,9 +170,24 @@ export function walletPspSimulator(gw: SimulatorHost, clock: SimClock) {
         { href: `${sim.apiBase()}/v2/checkout/orders/${order.id}`, rel: 'up', method: 'GET' },
       ],
     };
-    return capture.status === 'COMPLETED'
-      ? deliver('PAYMENT.CAPTURE.COMPLETED', 'capture', resource, `Payment completed for ${amount}`)
-      : deliver('PAYMENT.CAPTURE.DENIED', 'capture', resource, `Payment denied for ${amount}`);
+    const send = () =>
+      capture.status === 'COMPLETED'
+        ? deliver(
+            'PAYMENT.CAPTURE.COMPLETED',
+            'capture',
+            resource,
+            `Payment completed for ${amount}`,
+          )
+        : deliver('PAYMENT.CAPTURE.DENIED', 'capture', resource, `Payment denied for ${amount}`);
+    // docs/testing.md: the order's test_scenario decides how the capture event goes out.
+    const stale = () =>
+      deliver(
+        'PAYMENT.CAPTURE.PENDING',
+        'capture',
+        pendingCapture(resource),
+        `Payment pending for ${amount}`,
+      );
+    return faultsFor(gw).deliver(scenarioOfOrder(order), send, stale);
   }
 
   /** Bearer token of an API call, or null after answering 401 as the provider does. */
@@ -301,6 +318,17 @@ export function walletPspSimulator(gw: SimulatorHost, clock: SimClock) {
         },
         requestId ? `${token.clientId}:${requestId}` : null,
       );
+      // docs/testing.md: the first answer of a registration_* scenario is lost or a 500.
+      const created = stored.data.order;
+      const fault = await registrationFault(orders, created.id, scenarioOfOrder(created));
+      if (fault === 'registration_5xx') {
+        return sendJson(reply, 500, {
+          name: 'INTERNAL_SERVER_ERROR',
+          message: REGISTRATION_5XX_TEXT,
+          debug_id: providerId(13).toLowerCase(),
+        });
+      }
+      if (fault === 'registration_timeout') return faultsFor(gw).loseAnswer(reply);
       // A replayed request id answers with the original order, 200 instead of 201.
       return sendJson(reply, stored.created ? 201 : 200, stored.data.order);
     });
@@ -464,11 +492,8 @@ export function walletPspSimulator(gw: SimulatorHost, clock: SimClock) {
               action === 'cancel'
                 ? 'Checkout Order voided: canceled by the payer'
                 : 'Checkout Order voided: expired before it was captured';
-            result = await deliver(
-              'CHECKOUT.ORDER.VOIDED',
-              'checkout-order',
-              updated.order,
-              summary,
+            result = await faultsFor(gw).deliver(scenarioOfOrder(updated.order), () =>
+              deliver('CHECKOUT.ORDER.VOIDED', 'checkout-order', updated.order, summary),
             );
           } else {
             result = await approveAndSettle(ref, updated.order);
@@ -491,11 +516,13 @@ export function walletPspSimulator(gw: SimulatorHost, clock: SimClock) {
     let approved: ActionResult;
     let claimed: SimOrder | null = null;
     try {
-      approved = await deliver(
-        'CHECKOUT.ORDER.APPROVED',
-        'checkout-order',
-        order,
-        'An order has been approved by buyer',
+      approved = await faultsFor(gw).deliver(scenarioOfOrder(order), () =>
+        deliver(
+          'CHECKOUT.ORDER.APPROVED',
+          'checkout-order',
+          order,
+          'An order has been approved by buyer',
+        ),
       );
     } finally {
       await orders.update(ref, (o) => {

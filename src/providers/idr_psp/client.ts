@@ -1,3 +1,4 @@
+import { testScenarioFor } from '../../domain/testScenarios.js';
 import {
   ProviderError,
   type InboundAction,
@@ -143,6 +144,8 @@ export async function registerPayment(
   };
   const customer = customerDetails(input);
   if (customer) req.customer_details = customer;
+  const scenario = testScenarioFor(ctx.mode, input.metadata);
+  if (scenario) req.custom_field1 = scenario;
   const a = await call(
     ctx,
     'POST',
@@ -180,6 +183,8 @@ async function chargeQr(
   };
   const customer = customerDetails(input);
   if (customer) req.customer_details = customer;
+  const scenario = testScenarioFor(ctx.mode, input.metadata);
+  if (scenario) req.custom_field1 = scenario;
   const a = await call(ctx, 'POST', `${ctx.endpoint.baseUrl}/v2/charge`, req, input.paymentId);
   if (a.status !== 200 && a.status !== 201) throw failure(a);
   const tx = a.body as Partial<TransactionWire>;

@@ -67,6 +67,8 @@ export interface SnapTransactionRequest {
   expiry?: { unit: 'minute' | 'hour' | 'day'; duration: number; start_time?: string };
   /** How long the Snap page itself stays open (default 24 hours at the provider). */
   page_expiry?: { unit: 'minute' | 'hour' | 'day'; duration: number };
+  /** Merchant data the provider stores and echoes in notifications: a test-mode test_scenario. */
+  custom_field1?: string;
 }
 
 export interface SnapTransactionResponse {
@@ -92,6 +94,7 @@ export interface ChargeRequest {
   customer_details?: CustomerDetails;
   qris?: { acquirer?: string };
   custom_expiry?: { expiry_duration: number; unit: 'minute' | 'hour' | 'day'; order_time?: string };
+  custom_field1?: string;
 }
 
 /** Core API answers (charge, status): HTTP status and body status_code can differ. */
@@ -135,6 +138,8 @@ export interface TransactionWire extends CoreResponse {
   payment_amounts?: { paid_at: string; amount: string }[];
   refund_amount?: string;
   refunds?: RefundEntryWire[];
+  /** Echo of the registration's custom_field1. */
+  custom_field1?: string;
 }
 
 /** One refund of a transaction, as status answers and notifications list them. */

@@ -102,6 +102,8 @@ export interface WpPurchaseUnit {
   reference_id?: string;
   custom_id?: string;
   invoice_id?: string;
+  /** Free text (127 characters); in test mode the payment's test_scenario. */
+  description?: string;
   amount: WpMoney;
   payments?: { captures?: WpCapture[] };
 }

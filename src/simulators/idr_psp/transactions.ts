@@ -8,6 +8,7 @@ import {
   type RefundEntryWire,
   type TransactionWire,
 } from '../../providers/idr_psp/wire.js';
+import { qrisPayload } from './qris.js';
 
 /** The simulated provider's payment channels (what Snap's enabled_payments names). */
 export const SIM_CHANNELS = {
@@ -94,6 +95,10 @@ export interface SimTransaction {
    */
   chosen?: boolean;
   refunds?: SimRefund[];
+  /** The registration's custom_field1 (a test_scenario in test mode), echoed back. */
+  custom_field1?: string | null;
+  /** Faults of the test_scenario already played (simulators/faults.ts). */
+  faults_played?: string[];
 }
 
 /** sim_objects kind 'ref': a provider_ref (Snap token or transaction_id) -> its order. */
@@ -112,37 +117,14 @@ function digits(n: number): string {
   return s;
 }
 
-function tlv(tag: string, value: string): string {
-  return tag + String(value.length).padStart(2, '0') + value;
-}
-
-/** CRC-16/CCITT-FALSE, the checksum EMVCo QR payloads end with. */
-function crc16(s: string): string {
-  let crc = 0xffff;
-  for (const byte of Buffer.from(s, 'utf8')) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++)
-      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc.toString(16).toUpperCase().padStart(4, '0');
-}
-
-/** A dynamic QRIS payload in EMVCo shape (not payable: no real acquirer behind it). */
-function qrisPayload(tx: { transaction_id: string; gross_amount: number; merchant_id: string }) {
-  const body =
-    tlv('00', '01') +
-    tlv('01', '12') +
-    tlv('26', tlv('00', 'COM.GO-JEK.WWW') + tlv('01', '93600914' + digits(11))) +
-    tlv('51', tlv('00', 'ID.CO.QRIS.WWW') + tlv('02', tx.merchant_id)) +
-    tlv('52', '5999') +
-    tlv('53', '360') +
-    tlv('54', String(tx.gross_amount)) +
-    tlv('58', 'ID') +
-    tlv('59', 'PAYGATE TEST MERCHANT') +
-    tlv('60', 'JAKARTA') +
-    tlv('62', tlv('05', tx.transaction_id.replace(/-/g, '').slice(0, 25))) +
-    '6304';
-  return body + crc16(body);
+/** A dynamic QRIS of this transaction (EMVCo MPM, idr_psp/qris.ts). */
+function qrisOf(tx: { transaction_id: string; gross_amount: number; merchant_id: string }) {
+  return qrisPayload({
+    merchantPan: '93600914' + digits(11),
+    merchantId: tx.merchant_id,
+    amount: tx.gross_amount,
+    reference: tx.transaction_id.replace(/-/g, ''),
+  });
 }
 
 export function newTransaction(args: {
@@ -158,6 +140,7 @@ export function newTransaction(args: {
   now: number;
   /** QR only: the merchant's shorter expiry, in minutes (at most the 20-minute cap). */
   qrExpiryMinutes?: number;
+  customField1?: string | null;
 }): SimTransaction {
   const ch = SIM_CHANNELS[args.channel];
   const isQr = ch.paymentType === 'qris';
@@ -193,12 +176,13 @@ export function newTransaction(args: {
     bill_key: bank === 'mandiri' ? digits(12) : null,
     biller_code: bank === 'mandiri' ? '70012' : null,
     qr_string: isQr
-      ? qrisPayload({
+      ? qrisOf({
           transaction_id: transactionId,
           gross_amount: args.grossAmount,
           merchant_id: args.merchantId,
         })
       : null,
+    custom_field1: args.customField1 ?? null,
   };
 }
 
@@ -241,7 +225,7 @@ export function choose(tx: SimTransaction, channel: SimChannel, now: number): Si
     bill_key: fresh.bill_key,
     biller_code: fresh.biller_code,
     qr_string: fresh.qr_string
-      ? qrisPayload({
+      ? qrisOf({
           transaction_id: tx.transaction_id,
           gross_amount: tx.gross_amount,
           merchant_id: tx.merchant_id,
@@ -382,6 +366,7 @@ export function transactionWire(
     out.bill_key = tx.bill_key;
     out.biller_code = tx.biller_code;
   }
+  if (tx.custom_field1) out.custom_field1 = tx.custom_field1;
   const done = completedRefunds(tx);
   if (done.length > 0) {
     out.refund_amount = `${refundedAmount(tx)}.00`;
