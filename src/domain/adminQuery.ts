@@ -2,7 +2,7 @@
  * Query parameters of the operator's read API (docs/api.md#admin-api, #query-parameters). Pure: each parser takes
  * the raw query value and answers the typed value or throws a 400 with a plain-text reason.
  */
-import { ApiError } from './errors.js';
+import { apiError } from './errors.js';
 import { isMode, type Mode } from './types.js';
 
 export const DAY_MS = 86_400_000;
@@ -16,7 +16,7 @@ export function resolveMode(raw: string | undefined): Mode | '' {
 export function parseDays(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 30;
   if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 366) {
-    throw new ApiError(400, 'days must be an integer from 1 to 366');
+    throw apiError('invalid', 'days must be an integer from 1 to 366');
   }
   return Number(raw);
 }
@@ -25,7 +25,7 @@ export function parseDays(raw: string | undefined): number {
 export function parseListLimit(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 100;
   if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) {
-    throw new ApiError(400, 'limit must be an integer from 1 to 1000');
+    throw apiError('invalid', 'limit must be an integer from 1 to 1000');
   }
   return Number(raw);
 }
@@ -46,7 +46,7 @@ function validDate(y: number, m: number, d: number): boolean {
 export function parseTimestamp(name: string, raw: string | undefined): Date | null {
   if (raw === undefined || raw === '') return null;
   const bad = () =>
-    new ApiError(400, `${name} must be an RFC 3339 timestamp or a date YYYY-MM-DD (UTC)`);
+    apiError('invalid', `${name} must be an RFC 3339 timestamp or a date YYYY-MM-DD (UTC)`);
   const d = DATE_ONLY.exec(raw);
   if (d) {
     const [y, m, day] = [Number(d[1]), Number(d[2]), Number(d[3])];
@@ -98,7 +98,7 @@ export function reportWindow(
   const since = parseTimestamp('since', q.since);
   const until = parseTimestamp('until', q.until) ?? now;
   const start = since ?? new Date(utcDayStart(until).getTime() - (days - 1) * DAY_MS);
-  if (start.getTime() > until.getTime()) throw new ApiError(400, 'since must not be after until');
+  if (start.getTime() > until.getTime()) throw apiError('invalid', 'since must not be after until');
   return { since: start, until };
 }
 
@@ -109,9 +109,9 @@ export function reportWindow(
 export function payoutWindow(q: { since?: string; until?: string }, now: Date): Window {
   const until = parseTimestamp('until', q.until) ?? now;
   const since = parseTimestamp('since', q.since) ?? new Date(until.getTime() - 30 * DAY_MS);
-  if (since.getTime() > until.getTime()) throw new ApiError(400, 'since must not be after until');
+  if (since.getTime() > until.getTime()) throw apiError('invalid', 'since must not be after until');
   if (until.getTime() - since.getTime() > 366 * DAY_MS) {
-    throw new ApiError(400, 'since and until must be at most 366 days apart');
+    throw apiError('invalid', 'since and until must be at most 366 days apart');
   }
   return { since, until };
 }

@@ -1,4 +1,4 @@
-import { ApiError } from './errors.js';
+import { apiError } from './errors.js';
 import { INVOICE_PREFIX_PATTERN } from './invoice.js';
 import { parseStorableJson } from './jsonInput.js';
 
@@ -16,7 +16,7 @@ export interface CreatePaymentRequest {
 /** Required fields in the documented order (docs/api.md#create-a-payment). */
 const REQUIRED = ['external_user_id', 'amount_minor', 'currency', 'method', 'return_url'] as const;
 
-const bad = (reason: string) => new ApiError(400, reason);
+const bad = (reason: string) => apiError('invalid', reason);
 
 /** A JSON object body whose every field can be stored (see jsonInput.ts). */
 export function parseJsonObject(raw: Buffer): Record<string, unknown> {

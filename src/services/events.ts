@@ -7,7 +7,7 @@ import { findAppById } from '../db/apps.js';
 import { appEventsAfter, enqueueRedeliveries, isAppEvent } from '../db/events.js';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import { parseTimestamp } from '../domain/adminQuery.js';
-import { ApiError } from '../domain/errors.js';
+import { apiError } from '../domain/errors.js';
 import type { Audit } from './audit.js';
 
 export const EVENTS_MAX_LIMIT = 100;
@@ -15,7 +15,7 @@ export const EVENTS_MAX_LIMIT = 100;
 export function parseEventsLimit(raw: string | undefined): number {
   if (raw === undefined || raw === '') return EVENTS_MAX_LIMIT;
   if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > EVENTS_MAX_LIMIT) {
-    throw new ApiError(400, `limit must be an integer from 1 to ${EVENTS_MAX_LIMIT}`);
+    throw apiError('invalid', `limit must be an integer from 1 to ${EVENTS_MAX_LIMIT}`);
   }
   return Number(raw);
 }
@@ -33,7 +33,7 @@ export async function listAppEvents(
   let after = null;
   if (q.after !== undefined && q.after !== '') {
     if (q.after.length > 64 || !(await isAppEvent(db, appId, q.after))) {
-      throw new ApiError(400, 'after must be an event id from a previous page');
+      throw apiError('invalid', 'after must be an event id from a previous page');
     }
     after = q.after;
   }
@@ -66,11 +66,11 @@ export interface RedeliverRequest {
 
 export function parseRedeliver(body: unknown, now: Date): RedeliverRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ApiError(400, 'body must be a JSON object');
+    throw apiError('invalid', 'body must be a JSON object');
   }
   const b = body as Record<string, unknown>;
   if (b.since === undefined || b.since === null || b.since === '') {
-    throw new ApiError(400, 'missing required fields: since');
+    throw apiError('invalid', 'missing required fields: since');
   }
   const time = (name: string, v: unknown): Date | null => {
     if (v === undefined || v === null || v === '') return null;
@@ -78,9 +78,9 @@ export function parseRedeliver(body: unknown, now: Date): RedeliverRequest {
   };
   const since = time('since', b.since) as Date;
   const until = time('until', b.until) ?? now;
-  if (since.getTime() > until.getTime()) throw new ApiError(400, 'since must not be after until');
+  if (since.getTime() > until.getTime()) throw apiError('invalid', 'since must not be after until');
   const only = b.only_undelivered ?? false;
-  if (typeof only !== 'boolean') throw new ApiError(400, 'only_undelivered must be a boolean');
+  if (typeof only !== 'boolean') throw apiError('invalid', 'only_undelivered must be a boolean');
   return { since, until, onlyUndelivered: only };
 }
 
@@ -94,7 +94,7 @@ export async function redeliverAppEvents(
 ): Promise<{ deliveries: number }> {
   const req = parseRedeliver(body, now);
   return withTransaction(pool, async (tx) => {
-    if (!(await findAppById(tx, appId))) throw new ApiError(404, 'app not found');
+    if (!(await findAppById(tx, appId))) throw apiError('app_not_found');
     const n = await enqueueRedeliveries(tx, appId, req.since, req.until, req.onlyUndelivered);
     await audit(tx, {
       targetType: 'app',
