@@ -4,6 +4,7 @@ import type { PaymentRow } from '../db/payments.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { parseListLimit } from '../domain/adminQuery.js';
 import { ApiError } from '../domain/errors.js';
+import { RESOLVE_EXCEPTION } from '../domain/schemas.js';
 import { isPaymentId, newId } from '../domain/ids.js';
 import { paymentExceptions } from '../metrics.js';
 
@@ -95,8 +96,9 @@ const badCursor = () => new ApiError(400, 'before must be an exception id from a
 /** POST /admin/exceptions/{id}/resolve with { "note": "..." }: manual -> resolved, once. */
 export async function resolveException(db: Pool, id: string, body: unknown) {
   const note = (body as { note?: unknown } | null)?.note;
-  if (typeof note !== 'string' || note.trim() === '') throw new ApiError(400, 'note is required');
-  if (note.length > 2000) throw new ApiError(400, 'note must be at most 2000 characters');
+  const { messages, schema } = RESOLVE_EXCEPTION;
+  if (typeof note !== 'string' || note.trim() === '') throw new ApiError(400, messages.note);
+  if (note.length > schema.properties.note.maxLength) throw new ApiError(400, messages.note_length);
   const found = isPaymentId(id) ? await exceptionsDb.findException(db, id) : null;
   if (!found) throw new ApiError(404, 'exception not found');
   const resolved = await exceptionsDb.resolveException(db, id, note);

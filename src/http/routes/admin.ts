@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { authenticateAdmin } from '../../auth/adminAuth.js';
+import { parseListLimit } from '../../domain/adminQuery.js';
 import { ApiError } from '../../domain/errors.js';
+import { PARAMS } from '../../domain/schemas.js';
 import { serviceDeps, type Gateway } from '../../gateway.js';
 import {
   createApp,
@@ -18,14 +20,6 @@ import { header, jsonBody, rawBody, sendJson } from '../reply.js';
 import { listExceptions, resolveException } from '../../services/exceptions.js';
 import { registerOpsRoutes, requestAudit } from './adminOps.js';
 import { registerReportRoutes } from './adminReports.js';
-
-export function parseLimit(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return 100;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) {
-    throw new ApiError(400, 'limit must be an integer from 1 to 1000');
-  }
-  return Number(raw);
-}
 
 /** docs/api.md#health-and-metrics: Prometheus text at GET /metrics, admin token required. */
 export function metricsRoute(gw: Gateway) {
@@ -103,10 +97,11 @@ export function adminRoutes(gw: Gateway) {
       '/deliveries',
       async (req, reply) => {
         const status = req.query.status ?? null;
-        if (status !== null && !['pending', 'delivered', 'dead'].includes(status)) {
-          throw new ApiError(400, 'status must be one of pending, delivered, dead');
+        const statuses: readonly string[] = PARAMS.deliveryStatus.enum;
+        if (status !== null && !statuses.includes(status)) {
+          throw new ApiError(400, `status must be one of ${statuses.join(', ')}`);
         }
-        const limit = parseLimit(req.query.limit);
+        const limit = parseListLimit(req.query.limit);
         return sendJson(reply, 200, { deliveries: await listDeliveries(gw.pool, status, limit) });
       },
     );
