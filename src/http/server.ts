@@ -12,6 +12,7 @@ import { ApiError } from '../domain/errors.js';
 import type { Gateway } from '../gateway.js';
 import { registerSimulators } from '../simulators/index.js';
 import { connectionsDropped } from '../metrics.js';
+import { openApiRoute } from './openapi/route.js';
 import { isMarkedDurable, sendText } from './reply.js';
 import { adminRoutes, metricsRoute } from './routes/admin.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -140,6 +141,7 @@ export function buildHttpServer(gw: Gateway) {
   app.register(adminRoutes(gw), { prefix: '/admin' });
   app.register(metricsRoute(gw));
   app.register(dashboardRoutes());
+  app.register(openApiRoute());
   // Their controls take no authentication: never part of a production deployment.
   if (gw.config.simulators && gw.config.env !== 'production')
     app.register(registerSimulators(gw), { prefix: '/sim' });
