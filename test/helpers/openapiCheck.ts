@@ -1,0 +1,199 @@
+/**
+ * Checks HTTP answers against the gateway's OpenAPI document: the path template, the method,
+ * the status, the content type and the body (JSON against the response schema, plain text
+ * against the listed bodies and patterns), validated with Ajv. An answer the document does
+ * not describe is a violation. watchGateway() makes every fetch() of this process to that
+ * gateway checked: the test's own requests, the SDK's and the simulators' webhooks to it.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { buildOpenApiDocument } from '../../src/http/openapi/document.js';
+
+type Json = Record<string, unknown>;
+
+export interface ObservedAnswer {
+  method: string;
+  /** Path with an optional query string, as requested. */
+  path: string;
+  status: number;
+  contentType: string | null;
+  body: string;
+}
+
+// ajv-formats is CommonJS: its default export arrives wrapped under tsx.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+
+/** JSON Pointer escaping of one token. */
+const pointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+export class OpenApiChecker {
+  private readonly ajv: Ajv2020;
+  private readonly templates: { template: string; re: RegExp; params: number }[];
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  constructor(private readonly doc: Json = buildOpenApiDocument()) {
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+    addFormats(this.ajv);
+    this.ajv.addSchema(doc, 'openapi.json');
+    this.templates = Object.keys(doc.paths as Json)
+      .map((template) => ({
+        template,
+        re: new RegExp(
+          '^' +
+            template
+              .split(/\{[^}]+\}/)
+              .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+              .join('[^/]+') +
+            '$',
+        ),
+        params: (template.match(/\{/g) ?? []).length,
+      }))
+      // A literal path wins over a template that also matches.
+      .sort((a, b) => a.params - b.params);
+  }
+
+  /** The path template a request path matches, or null. */
+  template(path: string): string | null {
+    const bare = path.split('?')[0] as string;
+    return this.templates.find((t) => t.re.test(bare))?.template ?? null;
+  }
+
+  /** What is wrong with this answer according to the document; [] when it is described. */
+  check(a: ObservedAnswer): string[] {
+    const what = `${a.method} ${a.path} -> ${a.status} ${a.contentType ?? '(no content type)'}`;
+    const method = a.method.toLowerCase() === 'head' ? 'get' : a.method.toLowerCase();
+    const template = this.template(a.path);
+    const op = template
+      ? ((this.doc.paths as Record<string, Json>)[template]?.[method] as Json | undefined)
+      : undefined;
+    if (!template || !op) return this.checkUnknownRoute(a, what);
+
+    const responses = op.responses as Record<string, Json>;
+    const response = responses[String(a.status)];
+    if (!response) {
+      return [
+        `${what}: status ${a.status} is not documented for ${method.toUpperCase()} ${template} (documented: ${Object.keys(responses).join(', ')})`,
+      ];
+    }
+    const content = response.content as Record<string, Json> | undefined;
+    if (!content) return a.body === '' ? [] : [`${what}: a body where none is documented`];
+    const essence = (a.contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    const mediaType = content[essence] ? essence : content['*/*'] ? '*/*' : null;
+    if (!mediaType) {
+      return [
+        `${what}: content type ${essence || '(none)'} is not documented (documented: ${Object.keys(content).join(', ')})`,
+      ];
+    }
+    const problems: string[] = [];
+    if (
+      (essence === 'application/json' || essence === 'text/plain') &&
+      !/;\s*charset=utf-8/i.test(a.contentType ?? '')
+    ) {
+      problems.push(`${what}: content type without charset=utf-8`);
+    }
+    if (a.method.toUpperCase() === 'HEAD') return problems;
+    let value: unknown = a.body;
+    if (essence === 'application/json') {
+      try {
+        value = JSON.parse(a.body);
+      } catch {
+        return [...problems, `${what}: the body is not JSON: ${a.body.slice(0, 200)}`];
+      }
+    }
+    const ref = `openapi.json#/paths/${pointer(template)}/${method}/responses/${a.status}/content/${pointer(mediaType)}/schema`;
+    const validate = this.validator(ref);
+    if (!validate(value)) {
+      const errors = (validate.errors ?? [])
+        .slice(0, 5)
+        .map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`)
+        .join('; ');
+      problems.push(
+        `${what}: the body does not match the document: ${errors}; body: ${a.body.slice(0, 300)}`,
+      );
+    }
+    return problems;
+  }
+
+  private checkUnknownRoute(a: ObservedAnswer, what: string): string[] {
+    const unknown = this.doc['x-unknown-route'] as { status: number; body: string };
+    const essence = (a.contentType ?? '').split(';')[0]?.trim();
+    if (a.status === unknown.status && essence === 'text/plain' && a.body === unknown.body) {
+      return [];
+    }
+    return [
+      `${what}: no documented operation ${a.method} ${a.path.split('?')[0]} (body: ${a.body.slice(0, 200)})`,
+    ];
+  }
+
+  private validator(ref: string): ValidateFunction {
+    let v = this.validators.get(ref);
+    if (!v) {
+      v = this.ajv.getSchema(ref);
+      if (!v) throw new Error(`no schema at ${ref}`);
+      this.validators.set(ref, v);
+    }
+    return v;
+  }
+}
+
+// ------------------------------------------------------------- checking every fetch()
+
+let checker: OpenApiChecker | undefined;
+const watched = new Map<string, string[]>();
+let installed = false;
+
+/** Violations recorded for a gateway's origin since it was watched. */
+export function violations(baseUrl: string): string[] {
+  return watched.get(new URL(baseUrl).origin) ?? [];
+}
+
+/**
+ * From now on every answer this process's fetch() receives from baseUrl is checked against
+ * the document. The simulators under /sim/ stand in for providers and are not the gateway's
+ * API. A violation rejects that fetch() with an error naming it, and is recorded so that
+ * stopWatching() fails too (a caller inside the gateway, such as a simulator, might swallow
+ * the error).
+ */
+export function watchGateway(baseUrl: string): void {
+  checker ??= new OpenApiChecker();
+  watched.set(new URL(baseUrl).origin, []);
+  if (installed) return;
+  installed = true;
+  const original = globalThis.fetch;
+  globalThis.fetch = async (input, init) => {
+    const res = await original(input, init);
+    const url = new URL(
+      typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
+    );
+    const found = watched.get(url.origin);
+    if (!found || url.pathname.startsWith('/sim/') || !checker) return res;
+    const method = (
+      init?.method ?? (typeof input === 'object' && 'method' in input ? input.method : 'GET')
+    ).toUpperCase();
+    const body = await res.clone().text();
+    const problems = checker.check({
+      method,
+      path: url.pathname + url.search,
+      status: res.status,
+      contentType: res.headers.get('content-type'),
+      body,
+    });
+    if (problems.length > 0) {
+      found.push(...problems);
+      throw new Error(`answer not described by the OpenAPI document: ${problems.join(' | ')}`);
+    }
+    return res;
+  };
+}
+
+/** Stops checking baseUrl; throws when any of its answers was not described by the document. */
+export function stopWatching(baseUrl: string): void {
+  const found = violations(baseUrl);
+  watched.delete(new URL(baseUrl).origin);
+  if (found.length > 0) {
+    throw new Error(
+      `${found.length} answer(s) not described by the OpenAPI document:\n${found.join('\n')}`,
+    );
+  }
+}
