@@ -17,6 +17,7 @@ const str = (description?: string, examples?: readonly unknown[]): JsonSchema =>
 const nullable = (s: JsonSchema): JsonSchema => ({
   ...s,
   type: [s.type as 'string' | 'integer' | 'object' | 'boolean', 'null'],
+  ...(s.enum ? { enum: [...s.enum, null] } : {}),
 });
 
 const hex32 = (description: string): JsonSchema => ({

@@ -141,7 +141,22 @@ export class OpenApiChecker {
 
 let checker: OpenApiChecker | undefined;
 const watched = new Map<string, string[]>();
+const exempt = new Map<string, ((a: ObservedAnswer) => boolean)[]>();
 let installed = false;
+
+/**
+ * For tests that write rows by SQL which the gateway itself never writes (a body no event of
+ * the gateway has): answers that show those rows are outside the document's promise. Each
+ * use names its reason at the call site; everything else stays checked.
+ */
+export function exemptAnswers(
+  baseUrl: string,
+  _reason: string,
+  showsFabricatedRows: (a: ObservedAnswer) => boolean,
+): void {
+  const origin = new URL(baseUrl).origin;
+  exempt.set(origin, [...(exempt.get(origin) ?? []), showsFabricatedRows]);
+}
 
 /** Violations recorded for a gateway's origin since it was watched. */
 export function violations(baseUrl: string): string[] {
@@ -171,15 +186,15 @@ export function watchGateway(baseUrl: string): void {
     const method = (
       init?.method ?? (typeof input === 'object' && 'method' in input ? input.method : 'GET')
     ).toUpperCase();
-    const body = await res.clone().text();
-    const problems = checker.check({
+    const answer: ObservedAnswer = {
       method,
       path: url.pathname + url.search,
       status: res.status,
       contentType: res.headers.get('content-type'),
-      body,
-    });
-    if (problems.length > 0) {
+      body: await res.clone().text(),
+    };
+    const problems = checker.check(answer);
+    if (problems.length > 0 && !(exempt.get(url.origin) ?? []).some((f) => f(answer))) {
       found.push(...problems);
       throw new Error(`answer not described by the OpenAPI document: ${problems.join(' | ')}`);
     }
@@ -191,6 +206,7 @@ export function watchGateway(baseUrl: string): void {
 export function stopWatching(baseUrl: string): void {
   const found = violations(baseUrl);
   watched.delete(new URL(baseUrl).origin);
+  exempt.delete(new URL(baseUrl).origin);
   if (found.length > 0) {
     throw new Error(
       `${found.length} answer(s) not described by the OpenAPI document:\n${found.join('\n')}`,
