@@ -13,6 +13,7 @@ import type { Gateway } from '../gateway.js';
 import { registerSimulators } from '../simulators/index.js';
 import { connectionsDropped } from '../metrics.js';
 import { openApiRoute } from './openapi/route.js';
+import { PAYMENT_ID_PATH } from './paths.js';
 import { isMarkedDurable, sendText } from './reply.js';
 import { adminRoutes, metricsRoute } from './routes/admin.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -24,9 +25,6 @@ export const BODY_LIMIT = 1024 * 1024;
 
 /** PostgreSQL's character_not_in_repertoire and untranslatable_character. */
 const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
-
-/** Routes whose parameter is a payment id: a malformed one is that payment not found. */
-const PAYMENT_ID_PATH = /^\/(v1|admin)\/payments\/[^?]/;
 
 export type HttpServer = ReturnType<typeof buildHttpServer>;
 

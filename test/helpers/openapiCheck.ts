@@ -116,11 +116,17 @@ export class OpenApiChecker {
   }
 
   private checkUnknownRoute(a: ObservedAnswer, what: string): string[] {
-    const unknown = this.doc['x-unknown-route'] as { status: number; body: string };
+    const unknown = this.doc['x-unknown-route'] as {
+      answers: { status: number; body: string; pathPattern?: string }[];
+    };
     const essence = (a.contentType ?? '').split(';')[0]?.trim();
-    if (a.status === unknown.status && essence === 'text/plain' && a.body === unknown.body) {
-      return [];
-    }
+    const listed = unknown.answers.some(
+      (x) =>
+        x.status === a.status &&
+        x.body === a.body &&
+        (x.pathPattern === undefined || new RegExp(x.pathPattern).test(a.path)),
+    );
+    if (listed && essence === 'text/plain') return [];
     return [
       `${what}: no documented operation ${a.method} ${a.path.split('?')[0]} (body: ${a.body.slice(0, 200)})`,
     ];
@@ -200,6 +206,32 @@ export function watchGateway(baseUrl: string): void {
     }
     return res;
   };
+}
+
+/**
+ * The same check for an answer read off a raw socket (test/helpers/rawHttp.ts): when the
+ * request line parses, the answer must be one the document describes for it.
+ */
+export function checkRawAnswer(
+  baseUrl: string,
+  request: string,
+  answer: { status: number; headers: Record<string, string>; body: string },
+): void {
+  const origin = new URL(baseUrl).origin;
+  const found = watched.get(origin);
+  const line = /^([A-Z]+) (\/\S*) HTTP\/1\.[01]\r\n/.exec(request);
+  if (!found || !line || !checker || (line[2] as string).startsWith('/sim/')) return;
+  const problems = checker.check({
+    method: line[1] as string,
+    path: line[2] as string,
+    status: answer.status,
+    contentType: answer.headers['content-type'] ?? null,
+    body: answer.body,
+  });
+  if (problems.length > 0) {
+    found.push(...problems);
+    throw new Error(`answer not described by the OpenAPI document: ${problems.join(' | ')}`);
+  }
 }
 
 /** Stops checking baseUrl; throws when any of its answers was not described by the document. */

@@ -5,6 +5,7 @@
  * and the error tables (./errors.ts); nothing in it is written twice.
  */
 import { PROVIDERS } from '../../domain/types.js';
+import { PAYMENT_ID_PATH } from '../paths.js';
 import {
   ADMIN_REFUND,
   CREATE_APP,
@@ -706,9 +707,10 @@ function securityOf(s: Security): Json[] {
 function renderOperation(op: Operation): Json {
   const responses: Json = {};
   const errors = E.merge(
+    E.HTTP_LAYER,
     op.security === 'app' ? E.APP_AUTH : op.security === 'admin' ? E.ADMIN_AUTH : {},
     op.errors,
-    op.path.startsWith('/healthz') || op.path.startsWith('/dashboard') ? {} : E.EVERY_ROUTE,
+    op.path === '/healthz' ? {} : E.EVERY_ROUTE,
   );
   const statuses = [...Object.keys(op.ok).map(Number), ...Object.keys(errors).map(Number)].sort(
     (a, b) => a - b,
@@ -881,10 +883,16 @@ export function buildOpenApiDocument(): Json {
       },
     },
     'x-unknown-route': {
-      description: 'Any path or method not listed here.',
-      status: 404,
-      contentType: 'text/plain',
-      body: 'not found',
+      description:
+        "Any path or method not listed here is answered 404 not found (a path under /v1/payments/ or /admin/payments/ that does not percent-decode: 404 payment not found, whatever the method). Before routing, any request may also get the HTTP layer's own answers, and 503 while an instance starts or drains. All in text/plain; charset=utf-8.",
+      answers: [
+        { status: 404, body: 'not found' },
+        // A payment path that does not percent-decode is refused before routing, any method.
+        { status: 404, body: 'payment not found', pathPattern: PAYMENT_ID_PATH.source },
+        ...Object.entries(E.merge(E.HTTP_LAYER, { 503: ['service unavailable'] })).flatMap(
+          ([status, bodies]) => (bodies ?? []).map((body) => ({ status: Number(status), body })),
+        ),
+      ],
     },
   };
 }

@@ -45,9 +45,18 @@ export function merge(...tables: ErrorTable[]): ErrorTable {
   return out;
 }
 
-/** Any route: what the HTTP layer and the error handler answer (docs/api.md#errors). */
-export const EVERY_ROUTE: ErrorTable = {
+/**
+ * Any request, routed or not: what the HTTP layer answers itself (a malformed request, a
+ * request not received in time, headers over the limit; docs/api.md#errors).
+ */
+export const HTTP_LAYER: ErrorTable = {
   400: ['bad request'],
+  408: ['request timeout'],
+  431: ['headers too large'],
+};
+
+/** Any route but /healthz: the error handler's 500, and 503 while starting or draining. */
+export const EVERY_ROUTE: ErrorTable = {
   500: ['internal error'],
   503: ['service unavailable'],
 };
