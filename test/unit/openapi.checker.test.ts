@@ -133,6 +133,18 @@ test('an undocumented content type is refused, and so is JSON for an error', () 
   assert.equal(checker.check(get({ contentType: 'application/json' })).length, 1, 'no charset');
 });
 
+test('answers before routing: a payment path that does not decode is payment not found', () => {
+  const answer = (path: string): ObservedAnswer => ({
+    method: 'GET',
+    path,
+    status: 404,
+    contentType: TEXT_CT,
+    body: 'payment not found',
+  });
+  assert.deepEqual(checker.check(answer('/admin/payments/%zz/cancel')), []);
+  assert.equal(checker.check(answer('/admin/apps/%zz/cancel')).length, 1);
+});
+
 test('an undocumented route or method is refused unless it is the plain 404', () => {
   assert.equal(
     checker.check({

@@ -98,6 +98,32 @@ const q = (name: string, schema: JsonSchema, description?: string): Param => ({
 const LIMIT = q('limit', PARAMS.limit);
 const MODE = q('mode', PARAMS.mode);
 
+const header = (name: string, description: string): Param => ({
+  name,
+  in: 'header',
+  required: true,
+  schema: { type: 'string' },
+  description: `${description} Absent or wrong: 401 bad signature.`,
+});
+
+/** The signature headers each provider sends (docs/providers/<slug>.md). */
+const PROVIDER_HEADERS: Record<(typeof PROVIDERS)[number], Param[]> = {
+  // idr_psp signs inside the body (signature_key).
+  idr_psp: [],
+  card_psp: [
+    header('webhook-id', 'Standard Webhooks message id.'),
+    header('webhook-timestamp', 'Unix seconds, within 5 minutes.'),
+    header('webhook-signature', 'Space-separated v1,<base64 HMAC-SHA256> entries.'),
+  ],
+  wallet_psp: [
+    header('paypal-transmission-id', 'The transmission id.'),
+    header('paypal-transmission-time', 'The transmission time.'),
+    header('paypal-transmission-sig', 'Base64 RSA signature.'),
+    header('paypal-cert-url', "A certificate URL of the provider's configured environment."),
+    header('paypal-auth-algo', 'Exactly SHA256withRSA.'),
+  ],
+};
+
 /** Every operation of the gateway (docs/api.md), in the order of that page. */
 function operations(): Operation[] {
   const adminPayment = (path: string) => `/admin/payments/{payment_id}${path}`;
@@ -196,6 +222,7 @@ function operations(): Operation[] {
       summary: `Events from ${slug}`,
       description: `Authenticated by ${slug}'s own signature scheme and secret, checked under every mode configured for it (docs/providers/${slug}.md). The raw body is archived before anything else.`,
       security: 'none',
+      parameters: PROVIDER_HEADERS[slug],
       rawBody: {
         description: `${slug}'s own event format, read as raw bytes (docs/providers/${slug}.md).`,
       },
