@@ -45,6 +45,8 @@ export interface BodySpec {
   readonly schema: JsonSchema;
   /** Field-specific 400 bodies (the generic ones are derived from the schema: bodyErrors). */
   readonly messages: Readonly<Record<string, string>>;
+  /** String fields whose wrong type gets their own message, not `<field> must be a string`. */
+  readonly ownTypeMessage?: readonly string[];
 }
 
 export const MAX_SAFE_AMOUNT = Number.MAX_SAFE_INTEGER;
@@ -129,6 +131,7 @@ export const CREATE_PAYMENT = {
     metadata: 'metadata must be a JSON object',
     invoice_prefix: `invoice_prefix must match ${INVOICE_PREFIX_PATTERN.source}`,
   },
+  ownTypeMessage: ['invoice_prefix'],
 } as const satisfies BodySpec;
 
 const refundReason = {
@@ -219,7 +222,8 @@ const appSettings = {
   },
 } as const satisfies Record<string, JsonSchema>;
 
-const appMessages = {
+/** Every 400 text of the app parsers (services/apps.ts). */
+export const APP_MESSAGES = {
   body: 'body must be a JSON object',
   name: 'name must be a non-empty string',
   name_length: `name must be at most ${appSettings.name.maxLength} characters`,
@@ -230,6 +234,11 @@ const appMessages = {
   allowed_providers: 'allowed_providers must be an array of provider slugs',
   allowed_methods: 'allowed_methods must be an object of provider slug to method list',
 } as const;
+const without = (key: keyof typeof APP_MESSAGES) =>
+  Object.fromEntries(Object.entries(APP_MESSAGES).filter(([k]) => k !== key));
+// Create never answers `mode cannot be changed`; update never checks the mode's value.
+const createAppMessages = without('mode_change');
+const patchAppMessages = without('mode');
 
 /** POST /admin/apps (docs/api.md#apps). */
 export const CREATE_APP = {
@@ -249,7 +258,7 @@ export const CREATE_APP = {
       allowed_methods: appSettings.allowed_methods,
     },
   },
-  messages: appMessages,
+  messages: createAppMessages,
 } as const satisfies BodySpec;
 
 /** PATCH /admin/apps/{app_id}: the same rules; fields not sent stay as they are; no mode. */
@@ -259,7 +268,7 @@ export const PATCH_APP = {
     properties: appSettings,
     description: 'mode in the body: 400 mode cannot be changed.',
   },
-  messages: appMessages,
+  messages: patchAppMessages,
 } as const satisfies BodySpec;
 
 /** POST /admin/exceptions/{id}/resolve (docs/api.md#exceptions). */
@@ -437,17 +446,17 @@ function isStringProp(s: JsonSchema): boolean {
  */
 export function bodyErrors(
   spec: BodySpec,
-  generic: { types?: boolean; lengths?: boolean } = {},
+  generic: { types?: boolean; lengths?: boolean; missing?: boolean } = {},
 ): { fixed: string[]; missingPattern: string | null } {
   const fixed: string[] = [];
   for (const [field, s] of Object.entries(spec.schema.properties ?? {})) {
-    if (!isStringProp(s)) continue;
+    if (!isStringProp(s) || spec.ownTypeMessage?.includes(field)) continue;
     if (generic.types ?? true) fixed.push(notStringMessage(field));
     if ((generic.lengths ?? true) && s.maxLength !== undefined)
       fixed.push(tooLongMessage(field, s.maxLength));
   }
   fixed.push(...Object.values(spec.messages));
-  const required = spec.schema.required ?? [];
+  const required = (generic.missing ?? true) ? (spec.schema.required ?? []) : [];
   const names = required.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
   return {
     fixed: [...new Set(fixed)],

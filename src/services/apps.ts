@@ -7,7 +7,7 @@ import { ApiError } from '../domain/errors.js';
 import { newAppId } from '../domain/ids.js';
 import { textProblem } from '../domain/jsonInput.js';
 import { isHttpUrl } from '../domain/paymentRequest.js';
-import { CREATE_APP } from '../domain/schemas.js';
+import { APP_MESSAGES, CREATE_APP } from '../domain/schemas.js';
 import { PROVIDER_METHODS } from '../domain/routing.js';
 import { isMode, isProvider, PROVIDERS, type Mode, type ProviderSlug } from '../domain/types.js';
 import { redactUrl, type Audit } from './audit.js';
@@ -72,7 +72,7 @@ function withSecrets(row: AppRow, signingSecret: string, webhookSecret: string):
 
 // The rules and texts of the CREATE_APP and PATCH_APP schemas (src/domain/schemas.ts).
 const RULES = CREATE_APP.schema.properties;
-const MSG = CREATE_APP.messages;
+const MSG = APP_MESSAGES;
 
 function parseName(v: unknown): string {
   if (typeof v !== 'string' || v.trim() === '') throw bad(MSG.name);

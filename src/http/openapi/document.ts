@@ -264,7 +264,7 @@ function operations(): Operation[] {
       },
       errors: E.merge(
         E.JSON_BODY,
-        E.bodyRules(CREATE_APP, { types: false, lengths: false }),
+        E.bodyRules(CREATE_APP, { types: false, lengths: false, missing: false }),
         E.APP_RULES,
         E.WITH_BODY,
       ),
@@ -281,7 +281,7 @@ function operations(): Operation[] {
       ok: { 200: { schema: 'App', description: 'The app, without secrets.' } },
       errors: E.merge(
         E.JSON_BODY,
-        E.bodyRules(PATCH_APP, { types: false, lengths: false }),
+        E.bodyRules(PATCH_APP, { types: false, lengths: false, missing: false }),
         E.APP_RULES,
         E.APP_NOT_FOUND,
         E.WITH_BODY,
@@ -415,7 +415,7 @@ function operations(): Operation[] {
         200: { schema: 'Payment', description: 'Canceled: the payment.' },
         201: { schema: 'Refund', description: 'It had succeeded: the full refund.' },
       },
-      errors: E.merge(E.PAYMENT_NOT_FOUND, E.CANCEL, E.REFUND_RULES, E.WITH_BODY),
+      errors: E.merge(E.PAYMENT_NOT_FOUND, E.CANCEL, E.WITH_BODY),
     },
     {
       method: 'post',
@@ -494,8 +494,8 @@ function operations(): Operation[] {
       },
       ok: { 200: { schema: 'Exception', description: 'The exception, now resolved.' } },
       errors: E.merge(
-        E.JSON_BODY,
-        E.bodyRules(RESOLVE_EXCEPTION, { types: false, lengths: false }),
+        E.JSON_TEXT,
+        E.bodyRules(RESOLVE_EXCEPTION, { types: false, lengths: false, missing: false }),
         E.EXCEPTION_RESOLVE,
         E.WITH_BODY,
         E.LONG_PARAM,

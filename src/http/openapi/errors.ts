@@ -74,10 +74,9 @@ export const APP_AUTH: ErrorTable = {
 export const ADMIN_AUTH: ErrorTable = { 401: ['unauthorized'] };
 
 /** docs/api.md#text-in-request-bodies: every JSON body, before anything else reads it. */
-export const JSON_BODY: ErrorTable = {
+export const JSON_TEXT: ErrorTable = {
   400: [
     'invalid JSON body',
-    'body must be a JSON object',
     t(
       '<field> must not contain NUL characters',
       '^.+ must not contain NUL characters$',
@@ -96,8 +95,14 @@ export const JSON_BODY: ErrorTable = {
   ],
 };
 
+/** A body that must be a JSON object. */
+export const JSON_BODY: ErrorTable = merge(JSON_TEXT, { 400: ['body must be a JSON object'] });
+
 /** The 400 bodies of a request body's own rules, from its schema. */
-export function bodyRules(spec: BodySpec, generic?: { types?: boolean; lengths?: boolean }) {
+export function bodyRules(
+  spec: BodySpec,
+  generic?: { types?: boolean; lengths?: boolean; missing?: boolean },
+) {
   const { fixed, missingPattern } = bodyErrors(spec, generic);
   const required = spec.schema.required ?? [];
   const bodies: ErrorBody[] = [...fixed];
@@ -170,6 +175,7 @@ export const REFUND_RULES: ErrorTable = {
   ],
 };
 
+/** Admin cancel: its own texts, and those of the full refund a paid payment gets. */
 export const CANCEL: ErrorTable = {
   422: [
     t(
@@ -177,8 +183,10 @@ export const CANCEL: ErrorTable = {
       '^payment already finalized \\(status (failed|canceled)\\)$',
       'payment already finalized (status canceled)',
     ),
+    'payment already has a refund',
   ],
   502: [
+    ...(REFUND_RULES[502] ?? []),
     t(
       "cancel failed: <the provider's text>",
       '^cancel failed: [\\s\\S]+$',
