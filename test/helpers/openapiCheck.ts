@@ -5,6 +5,7 @@
  * not describe is a violation. watchGateway() makes every fetch() of this process to that
  * gateway checked: the test's own requests, the SDK's and the simulators' webhooks to it.
  */
+import { appendFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { buildOpenApiDocument } from '../../src/http/openapi/document.js';
@@ -61,6 +62,14 @@ export class OpenApiChecker {
 
   /** What is wrong with this answer according to the document; [] when it is described. */
   check(a: ObservedAnswer): string[] {
+    // OPENAPI_CHECK_LOG=<file>: one line per checked answer, to see which operations and
+    // statuses the tests exercise.
+    if (process.env.OPENAPI_CHECK_LOG) {
+      appendFileSync(
+        process.env.OPENAPI_CHECK_LOG,
+        `${a.method} ${this.template(a.path) ?? '(unknown route)'} ${a.status}\n`,
+      );
+    }
     const what = `${a.method} ${a.path} -> ${a.status} ${a.contentType ?? '(no content type)'}`;
     const method = a.method.toLowerCase() === 'head' ? 'get' : a.method.toLowerCase();
     const template = this.template(a.path);
