@@ -244,7 +244,13 @@ function operations(): Operation[] {
       tag: 'Admin: apps',
       summary: 'List apps, newest first',
       security: 'admin',
-      ok: { 200: { schema: 'AppList', description: 'The apps, without secrets.' } },
+      ok: {
+        200: {
+          schema: 'AppList',
+          description: 'The apps, without secrets.',
+          example: EXAMPLES.apps,
+        },
+      },
       errors: {},
     },
     {
@@ -278,7 +284,9 @@ function operations(): Operation[] {
       security: 'admin',
       parameters: [APP_ID_PARAM],
       body: { spec: PATCH_APP, example: EXAMPLES.patchApp, required: false },
-      ok: { 200: { schema: 'App', description: 'The app, without secrets.' } },
+      ok: {
+        200: { schema: 'App', description: 'The app, without secrets.', example: EXAMPLES.app },
+      },
       errors: E.merge(
         E.JSON_BODY,
         E.bodyRules(PATCH_APP, { types: false, lengths: false, missing: false }),
@@ -297,7 +305,11 @@ function operations(): Operation[] {
       security: 'admin',
       parameters: [APP_ID_PARAM],
       ok: {
-        200: { schema: 'AppWithSecrets', description: 'The app with its new key and secrets.' },
+        200: {
+          schema: 'AppWithSecrets',
+          description: 'The app with its new key and secrets.',
+          example: EXAMPLES.appWithSecrets,
+        },
       },
       errors: E.merge(E.APP_NOT_FOUND, E.WITH_BODY, E.LONG_PARAM),
     },
@@ -340,7 +352,11 @@ function operations(): Operation[] {
         MODE,
       ],
       ok: {
-        200: { schema: 'Summary', description: 'The totals; sums are exact decimal strings.' },
+        200: {
+          schema: 'Summary',
+          description: 'The totals; sums are exact decimal strings.',
+          example: EXAMPLES.summary,
+        },
       },
       errors: E.merge(E.DAYS, E.SINCE_UNTIL),
     },
@@ -352,7 +368,13 @@ function operations(): Operation[] {
       summary: 'Daily succeeded sums per currency',
       security: 'admin',
       parameters: [q('days', PARAMS.days), MODE],
-      ok: { 200: { schema: 'Timeseries', description: 'One bucket per UTC day and currency.' } },
+      ok: {
+        200: {
+          schema: 'Timeseries',
+          description: 'One bucket per UTC day and currency.',
+          example: EXAMPLES.timeseries,
+        },
+      },
       errors: E.DAYS,
     },
     {
@@ -374,7 +396,13 @@ function operations(): Operation[] {
         q('amount_min', PARAMS.amount),
         q('amount_max', PARAMS.amount),
       ],
-      ok: { 200: { schema: 'PaymentList', description: 'A page of payments.' } },
+      ok: {
+        200: {
+          schema: 'PaymentList',
+          description: 'A page of payments.',
+          example: EXAMPLES.paymentList,
+        },
+      },
       errors: E.merge(E.LIST_LIMIT, E.PAYMENT_LIST),
     },
     {
@@ -385,7 +413,13 @@ function operations(): Operation[] {
       summary: 'One payment with its refund, events count and deliveries',
       security: 'admin',
       parameters: [PAYMENT_ID_PARAM],
-      ok: { 200: { schema: 'PaymentDetail', description: 'Every stored field of the payment.' } },
+      ok: {
+        200: {
+          schema: 'PaymentDetail',
+          description: 'Every stored field of the payment.',
+          example: EXAMPLES.paymentDetail,
+        },
+      },
       errors: E.PAYMENT_NOT_FOUND,
     },
     {
@@ -400,7 +434,13 @@ function operations(): Operation[] {
         LIMIT,
         q('before', { type: 'string' }, 'The id of the last row of the previous page.'),
       ],
-      ok: { 200: { schema: 'RefundList', description: 'A page of refunds.' } },
+      ok: {
+        200: {
+          schema: 'RefundList',
+          description: 'A page of refunds.',
+          example: EXAMPLES.refundList,
+        },
+      },
       errors: E.merge(E.LIST_LIMIT, E.REFUND_LIST),
     },
     {
@@ -412,8 +452,16 @@ function operations(): Operation[] {
       security: 'admin',
       parameters: [PAYMENT_ID_PARAM],
       ok: {
-        200: { schema: 'Payment', description: 'Canceled: the payment.' },
-        201: { schema: 'Refund', description: 'It had succeeded: the full refund.' },
+        200: {
+          schema: 'Payment',
+          description: 'Canceled: the payment.',
+          example: EXAMPLES.canceled,
+        },
+        201: {
+          schema: 'Refund',
+          description: 'It had succeeded: the full refund.',
+          example: EXAMPLES.refund,
+        },
       },
       errors: E.merge(E.PAYMENT_NOT_FOUND, E.CANCEL, E.WITH_BODY),
     },
@@ -462,7 +510,13 @@ function operations(): Operation[] {
       summary: "Ask the provider for an initiated payment's status now and apply it",
       security: 'admin',
       parameters: [PAYMENT_ID_PARAM],
-      ok: { 200: { schema: 'Payment', description: 'The payment after the answer.' } },
+      ok: {
+        200: {
+          schema: 'Payment',
+          description: 'The payment after the answer.',
+          example: EXAMPLES.payment,
+        },
+      },
       errors: E.merge(E.PAYMENT_NOT_FOUND, E.SYNC, E.WITH_BODY),
     },
     {
@@ -476,7 +530,13 @@ function operations(): Operation[] {
         LIMIT,
         q('before', { type: 'string' }, 'An exception id from the previous page.'),
       ],
-      ok: { 200: { schema: 'ExceptionList', description: 'Newest first.' } },
+      ok: {
+        200: {
+          schema: 'ExceptionList',
+          description: 'Newest first.',
+          example: EXAMPLES.exceptions,
+        },
+      },
       errors: E.merge(E.LIST_LIMIT, E.EXCEPTION_LIST),
     },
     {
@@ -492,7 +552,18 @@ function operations(): Operation[] {
         example: { note: 'refunded in the provider dashboard' },
         required: true,
       },
-      ok: { 200: { schema: 'Exception', description: 'The exception, now resolved.' } },
+      ok: {
+        200: {
+          schema: 'Exception',
+          description: 'The exception, now resolved.',
+          example: {
+            ...EXAMPLES.exception,
+            resolution: 'resolved',
+            note: 'refunded in the provider dashboard',
+            resolved_at: '2025-01-03T09:00:00.000Z',
+          },
+        },
+      },
       errors: E.merge(
         E.JSON_TEXT,
         E.bodyRules(RESOLVE_EXCEPTION, { types: false, lengths: false, missing: false }),
@@ -509,7 +580,13 @@ function operations(): Operation[] {
       summary: 'Outbound deliveries, most recently changed first',
       security: 'admin',
       parameters: [q('status', PARAMS.deliveryStatus), LIMIT],
-      ok: { 200: { schema: 'DeliveryList', description: 'The deliveries.' } },
+      ok: {
+        200: {
+          schema: 'DeliveryList',
+          description: 'The deliveries.',
+          example: EXAMPLES.deliveries,
+        },
+      },
       errors: E.merge(E.LIST_LIMIT, E.DELIVERY_LIST),
     },
     {
@@ -526,7 +603,13 @@ function operations(): Operation[] {
           "That payment's events (up to 1000); without it the latest 100.",
         ),
       ],
-      ok: { 200: { schema: 'InboundEventList', description: 'Newest first.' } },
+      ok: {
+        200: {
+          schema: 'InboundEventList',
+          description: 'Newest first.',
+          example: EXAMPLES.inboundEvents,
+        },
+      },
       errors: {},
     },
     {
@@ -536,7 +619,13 @@ function operations(): Operation[] {
       tag: 'Admin: reports',
       summary: 'Balances per provider, mode and currency',
       security: 'admin',
-      ok: { 200: { schema: 'Balances', description: 'real from the provider, or calculated.' } },
+      ok: {
+        200: {
+          schema: 'Balances',
+          description: 'real from the provider, or calculated.',
+          example: EXAMPLES.balances,
+        },
+      },
       errors: {},
     },
     {
@@ -550,7 +639,13 @@ function operations(): Operation[] {
         q('since', PARAMS.time, 'Default: 30 days before until.'),
         q('until', PARAMS.time, 'Default: now.'),
       ],
-      ok: { 200: { schema: 'Payouts', description: 'Per provider and mode.' } },
+      ok: {
+        200: {
+          schema: 'Payouts',
+          description: 'Per provider and mode.',
+          example: EXAMPLES.payouts,
+        },
+      },
       errors: E.merge(E.SINCE_UNTIL, E.PAYOUT_WINDOW),
     },
     {
@@ -561,7 +656,13 @@ function operations(): Operation[] {
       summary: 'Payments and refunds waiting on a provider, oldest first',
       security: 'admin',
       parameters: [LIMIT],
-      ok: { 200: { schema: 'Stuck', description: 'Stuck payments and refunds.' } },
+      ok: {
+        200: {
+          schema: 'Stuck',
+          description: 'Stuck payments and refunds.',
+          example: EXAMPLES.stuck,
+        },
+      },
       errors: E.LIST_LIMIT,
     },
     {
@@ -577,7 +678,7 @@ function operations(): Operation[] {
         q('action', { type: 'string', enum: [...AUDIT_ACTIONS] }),
         q('target_id', PARAMS.auditTargetId),
       ],
-      ok: { 200: { schema: 'AuditList', description: 'The entries.' } },
+      ok: { 200: { schema: 'AuditList', description: 'The entries.', example: EXAMPLES.audit } },
       errors: E.merge(E.LIST_LIMIT, E.AUDIT_LIST),
     },
     // ------------------------------------------------------------------ health and others
