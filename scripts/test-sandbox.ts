@@ -1,12 +1,13 @@
 /**
- * `npm run test:sandbox`: the card_psp and wallet_psp adapters against the providers' real
- * sandboxes, for an operator to run before going live (docs/providers/card_psp.md and
- * wallet_psp.md). Not part of `npm test`: it needs the network and sandbox credentials. Runs
+ * `npm run test:sandbox`: the idr_psp, card_psp and wallet_psp adapters against the providers'
+ * real sandboxes, for an operator to run before going live (docs/providers/idr_psp.md,
+ * card_psp.md and wallet_psp.md). Not part of `npm test`: it needs the network and sandbox credentials. Runs
  * the suite of each provider whose variables are all set; with none set, says which to set.
  */
 import { spawn } from 'node:child_process';
 
 export const SANDBOX_VARS = {
+  idr_psp: ['IDR_PSP_SANDBOX_BASE_URL', 'IDR_PSP_SANDBOX_SERVER_KEY'],
   card_psp: [
     'CARD_PSP_SANDBOX_BASE_URL',
     'CARD_PSP_SANDBOX_ACCESS_TOKEN',
@@ -37,7 +38,7 @@ function main(): Promise<number> {
     for (const [provider, vars] of Object.entries(SANDBOX_VARS)) {
       console.error(`  ${provider}: ${vars.join(' ')}`);
     }
-    console.error('See docs/providers/card_psp.md and docs/providers/wallet_psp.md.');
+    console.error('See docs/providers/idr_psp.md, card_psp.md and wallet_psp.md.');
     return Promise.resolve(2);
   }
   const files = ready.map(([provider]) => `test/sandbox/${provider}.sandbox.ts`);

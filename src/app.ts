@@ -6,8 +6,9 @@ import { migrate } from './db/migrate.js';
 import { Listener } from './db/listener.js';
 import { createPool } from './db/pool.js';
 import { createGateway, setBoundPort, type Gateway } from './gateway.js';
-import { buildHttpServer, type HttpServer } from './http/server.js';
+import { buildHttpServer, type HttpServer, type Mount } from './http/server.js';
 import type { Logger } from './logger.js';
+import { registerSimulators } from './simulators/index.js';
 import { startWorkers, type Workers } from './workers.js';
 
 export interface RunningGateway {
@@ -46,7 +47,7 @@ export async function startGateway(
   const durablePool = createPool(databaseUrl, 10, true);
   const listener = new Listener(databaseUrl, log);
   const gw = createGateway(config, pool, durablePool, log, listener, opts.webhookNetwork);
-  const http = buildHttpServer(gw);
+  const http = buildHttpServer(gw, simulatorMounts(config, gw));
   let workers: Workers | undefined;
   try {
     // Listen first: while migrations run, requests get 503 with Retry-After (docs/api.md#health-and-metrics).
@@ -86,4 +87,13 @@ export async function startGateway(
       return stopping;
     },
   };
+}
+
+/**
+ * The test-mode provider simulators, mounted beside the gateway under /sim. Their controls
+ * take no authentication: never part of a production deployment.
+ */
+function simulatorMounts(config: Config, gw: Gateway): Mount[] {
+  if (!config.simulators || config.env === 'production') return [];
+  return [{ prefix: '/sim', routes: registerSimulators(gw), ownState: true }];
 }

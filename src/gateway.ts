@@ -1,8 +1,9 @@
 import type { AuthenticatedApp } from './auth/appAuth.js';
 import { APP_CHANGED_CHANNEL, AppKeyCache, SettledPaymentCache } from './cache.js';
 import type { Config } from './config.js';
+import { SimClock } from './domain/simClock.js';
 import { systemNetwork, type WebhookNetwork } from './delivery/network.js';
-import { findAppByApiKey } from './db/apps.js';
+import { findAppByApiKey, notifyAppChanged } from './db/apps.js';
 import { PaymentReadBatcher } from './db/payments.js';
 import type { Listener } from './db/listener.js';
 import type { Pool } from './db/pool.js';
@@ -10,7 +11,6 @@ import type { Logger } from './logger.js';
 import { ProviderRegistry, type GatewayUrls } from './providers/registry.js';
 import { appSigningSecret } from './services/apps.js';
 import { SourceRateLimiter } from './services/sourceRateLimit.js';
-import { SimClock } from './simulators/common.js';
 
 export type Phase = 'starting' | 'ready' | 'draining';
 
@@ -74,7 +74,7 @@ export function createGateway(
     lookupAppKey: (apiKey) => appKeys.get(apiKey),
     async appChanged(appId) {
       appKeys.invalidateApp(appId);
-      await pool.query('SELECT pg_notify($1, $2)', [APP_CHANGED_CHANNEL, appId]);
+      await notifyAppChanged(pool, APP_CHANGED_CHANNEL, appId);
     },
     settledPayments: new SettledPaymentCache(),
     paymentReads: new PaymentReadBatcher(pool),
@@ -96,6 +96,7 @@ export function serviceDeps(gw: Gateway) {
     providers: gw.providers,
     providerTimeoutMs: gw.config.providerTimeoutMs,
     log: gw.log,
+    now: gw.now,
   };
 }
 

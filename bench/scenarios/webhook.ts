@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { simulatorEndpoint } from '../../src/simulators/credentials.js';
+import { simulatorEndpoint } from '../../src/providers/testMode.js';
 import { MASTER_KEY, startGatewayProcess, type BenchDatabase } from '../lib/env.js';
 import { load } from '../lib/load.js';
 import { createApp, seedPayments } from '../lib/seed.js';

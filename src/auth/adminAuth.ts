@@ -1,7 +1,7 @@
-import { ApiError } from '../domain/errors.js';
+import { apiError } from '../domain/errors.js';
 import { safeEqual } from './crypto.js';
 
 export function authenticateAdmin(authorization: string | undefined, adminToken: string): void {
   const m = /^Bearer (.+)$/.exec(authorization ?? '');
-  if (!m || !safeEqual(m[1] as string, adminToken)) throw new ApiError(401, 'unauthorized');
+  if (!m || !safeEqual(m[1] as string, adminToken)) throw apiError('unauthorized');
 }

@@ -1,5 +1,5 @@
 import type { AppRow } from '../db/apps.js';
-import { ApiError } from '../domain/errors.js';
+import { apiError } from '../domain/errors.js';
 import { hmacSha256Hex, safeEqual, sha256Hex } from './crypto.js';
 
 export const TIMESTAMP_TOLERANCE_S = 300;
@@ -48,15 +48,15 @@ export async function authenticateApp(
   nowMs: number,
 ): Promise<AuthenticatedApp> {
   const { key, timestamp, signature } = req;
-  if (!key || !timestamp || !signature) throw new ApiError(401, 'missing auth headers');
-  if (!/^-?\d{1,15}$/.test(timestamp)) throw new ApiError(401, 'bad timestamp');
+  if (!key || !timestamp || !signature) throw apiError('missing_auth_headers');
+  if (!/^-?\d{1,15}$/.test(timestamp)) throw apiError('bad_timestamp');
   if (Math.abs(Math.floor(nowMs / 1000) - Number(timestamp)) > TIMESTAMP_TOLERANCE_S) {
-    throw new ApiError(401, 'timestamp out of range');
+    throw apiError('timestamp_out_of_range');
   }
   const found = await lookup(key);
   const expected = found
     ? signRequest(found.signingSecret, timestamp, req.method, req.path, req.rawBody)
     : sha256Hex(key); // same work either way, no early exit that times key existence
-  if (!found || !safeEqual(expected, signature)) throw new ApiError(401, 'bad signature');
+  if (!found || !safeEqual(expected, signature)) throw apiError('bad_signature');
   return found;
 }

@@ -110,3 +110,12 @@ export async function replaceAppKeys(
   );
   return res.rows[0] ?? null;
 }
+
+/** Tells every instance (LISTEN on `channel`) that an app's keys changed. */
+export async function notifyAppChanged(
+  db: Queryable,
+  channel: string,
+  appId: string,
+): Promise<void> {
+  await db.query('SELECT pg_notify($1, $2)', [channel, appId]);
+}

@@ -4,7 +4,7 @@
  * events of transactions older than every one still running in this database are listed, so
  * no event can later appear behind a cursor an app already holds (migration 0008).
  */
-import { DELIVERY_CHANNEL } from './outbox.js';
+import { DELIVERY_CHANNEL } from './deliveries.js';
 import type { Queryable } from './pool.js';
 
 /** True for one of the app's own events; false for an unknown id or another app's. */

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { insertDelivery } from './deliveries.js';
 import type { Queryable } from './pool.js';
-
-export const DELIVERY_CHANNEL = 'paygate_delivery';
 
 export interface NewOutboundEvent {
   appId: string;
@@ -40,22 +39,6 @@ export async function enqueueEvent(
   if (inserted.rowCount !== 1) return null;
   const deliveryId = await insertDelivery(tx, eventId, e.appId, e.paymentId);
   return { eventId, deliveryId };
-}
-
-export async function insertDelivery(
-  tx: Queryable,
-  eventId: string,
-  appId: string,
-  paymentId: string | null,
-): Promise<string> {
-  const deliveryId = 'dlv_' + randomBytes(12).toString('hex');
-  await tx.query({
-    name: 'outbox_insert_delivery',
-    text: `INSERT INTO deliveries (id, event_id, app_id, payment_id) VALUES ($1, $2, $3, $4)`,
-    values: [deliveryId, eventId, appId, paymentId],
-  });
-  await tx.query(`NOTIFY ${DELIVERY_CHANNEL}`);
-  return deliveryId;
 }
 
 /** The payment's most recent event, for the operator's retry-webhook (docs/api.md#webhook-retry). */

@@ -87,3 +87,71 @@ export async function settleRefund(
   );
   return res.rows[0] ?? null;
 }
+
+/**
+ * Initiated refunds whose provider call never answered, quiet for five minutes; the claim
+ * moves updated_at, so instances never resend one at the same time.
+ */
+export async function claimUnansweredRefunds(db: Queryable, limit: number): Promise<RefundRow[]> {
+  const res = await db.query<RefundRow>(
+    `UPDATE refunds SET updated_at = now()
+     WHERE id IN (
+       SELECT id FROM refunds
+       WHERE status = 'initiated' AND provider_ref IS NULL AND updated_at < now() - interval '5 minutes'
+       ORDER BY updated_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+     RETURNING ${REFUND_COLUMNS}`,
+    [limit],
+  );
+  return res.rows;
+}
+
+/**
+ * The refund a provider's refund event is about, locked for the rest of the transaction:
+ * the one with the provider's refund id, else the payment's initiated refund awaiting one.
+ */
+export async function lockRefundForProviderEvent(
+  tx: Queryable,
+  provider: string,
+  providerRefundRef: string,
+  paymentId: string,
+): Promise<RefundRow | null> {
+  const byRef = await tx.query<RefundRow>(
+    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE provider = $1 AND provider_ref = $2 FOR UPDATE`,
+    [provider, providerRefundRef],
+  );
+  if (byRef.rows[0]) return byRef.rows[0];
+  const initiated = await tx.query<RefundRow>(
+    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE payment_id = $1 AND status = 'initiated' FOR UPDATE`,
+    [paymentId],
+  );
+  return initiated.rows[0] ?? null;
+}
+
+/** A refund made at the provider, recorded as it reported it; null when one already exists. */
+export async function insertProviderRefund(
+  tx: Queryable,
+  r: Pick<
+    RefundRow,
+    'id' | 'payment_id' | 'app_id' | 'mode' | 'amount_minor' | 'currency' | 'provider'
+  > & { status: 'succeeded' | 'failed'; provider_ref: string; last_error: string },
+): Promise<RefundRow | null> {
+  const res = await tx.query<RefundRow>(
+    `INSERT INTO refunds (id, payment_id, app_id, mode, status, amount_minor, currency, provider,
+       provider_ref, last_error, succeeded_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $5 = 'succeeded' THEN now() END)
+     ON CONFLICT DO NOTHING RETURNING ${REFUND_COLUMNS}`,
+    [
+      r.id,
+      r.payment_id,
+      r.app_id,
+      r.mode,
+      r.status,
+      r.amount_minor,
+      r.currency,
+      r.provider,
+      r.provider_ref,
+      r.last_error,
+    ],
+  );
+  return res.rows[0] ?? null;
+}

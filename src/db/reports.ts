@@ -141,6 +141,7 @@ export interface PaymentListRow {
   created_at: Date;
   updated_at: Date;
   refund_status: string | null;
+  test_scenario: string | null;
 }
 
 /** The refund shown beside a payment: its active one, else the most recent failed one (docs/api.md#create-a-refund). */
@@ -177,7 +178,8 @@ export interface PaymentListFilter {
 
 const PAYMENT_LIST_COLUMNS = `p.id, p.app_id, p.mode, p.status, p.amount_minor, p.currency,
   p.method, p.provider, p.provider_ref, p.invoice_number, p.last_error, p.finalized_at,
-  p.created_at, p.updated_at`;
+  p.created_at, p.updated_at,
+  CASE WHEN p.mode = 'test' THEN p.metadata->>'test_scenario' END AS test_scenario`;
 
 /**
  * Newest first, filtered. A search term q becomes one branch per way it can match, each

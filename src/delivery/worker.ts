@@ -1,54 +1,34 @@
 import { decryptSecret } from '../auth/crypto.js';
-import { DELIVERY_CHANNEL } from '../db/outbox.js';
-import { durable } from '../db/pool.js';
-import type { Gateway } from '../gateway.js';
+import type { Config } from '../config.js';
+import {
+  claimDueDeliveries,
+  DELIVERY_CHANNEL,
+  recordDeliveryAttempt,
+  type ClaimedDelivery,
+} from '../db/deliveries.js';
+import type { Listener } from '../db/listener.js';
+import { durable, type Pool } from '../db/pool.js';
 import { deadDeliveries, deliveryAttempts, deliveryDuration } from '../metrics.js';
 import { retryDelayMs, verdict } from './schedule.js';
+import type { WebhookNetwork } from './network.js';
 import { WebhookSender, type SendResult } from './sender.js';
 import { signWebhook } from './signer.js';
 
-interface Claimed {
-  id: string;
-  attempts: number;
-  event_id: string;
-  app_id: string;
-  body: string;
-  webhook_url: string | null;
-  webhook_secret_enc: string;
-  mode: string;
+/** What the worker takes from the process. */
+export interface DeliveryWorkerDeps {
+  pool: Pool;
+  log: { error(obj: object, msg: string): void };
+  /** Wake-ups: a NOTIFY at each commit of a delivery, and a reset when LISTEN was lost. */
+  listener: Pick<Listener, 'on' | 'onReset'>;
+  config: Pick<Config, 'delivery' | 'masterKey' | 'allowPrivateWebhookTargets'>;
+  webhookNetwork: WebhookNetwork;
+  /** The clock that stamps X-PAY-Timestamp. */
+  now(): number;
 }
-
-const CLAIM_SQL = `
-WITH due AS (
-  SELECT id FROM deliveries
-  WHERE status = 'pending' AND next_attempt_at <= now()
-    AND (locked_until IS NULL OR locked_until < now())
-  ORDER BY next_attempt_at
-  LIMIT $1
-  FOR UPDATE SKIP LOCKED)
-UPDATE deliveries d
-SET locked_until = now() + $2 * interval '1 millisecond', attempts = d.attempts + 1, updated_at = now()
-FROM due, outbound_events e, apps a
-WHERE d.id = due.id AND e.id = d.event_id AND a.id = d.app_id
-RETURNING d.id, d.attempts, d.event_id, d.app_id, e.body, a.webhook_url, a.webhook_secret_enc, a.mode`;
-
-// One statement: the attempt row and the delivery's new state commit together.
-const RECORD_SQL = `
-WITH upd AS (
-  UPDATE deliveries SET
-    status = CASE $2 WHEN 'delivered' THEN 'delivered' WHEN 'dead' THEN 'dead' ELSE 'pending' END,
-    last_status_code = $3, last_error = $4, locked_until = NULL,
-    next_attempt_at = CASE WHEN $2 = 'retry' THEN now() + $5 * interval '1 millisecond' ELSE next_attempt_at END,
-    delivered_at = CASE WHEN $2 = 'delivered' THEN now() END,
-    updated_at = now()
-  WHERE id = $1 AND status = 'pending'
-  RETURNING id)
-INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, outcome)
-SELECT id, $6, $7, $8, $3, $4, $2 FROM upd`;
 
 /**
  * Delivers outbound webhooks (docs/api.md#delivery-and-retries). Any number of instances run one each: claims
- * use FOR UPDATE SKIP LOCKED plus a lease, so a worker that dies mid-delivery loses its
+ * use SKIP LOCKED row locks plus a lease (db/deliveries.ts), so a worker that dies mid-delivery loses its
  * claim when the lease runs out and another instance delivers (at least once).
  */
 export class DeliveryWorker {
@@ -62,7 +42,7 @@ export class DeliveryWorker {
   private readonly sender: WebhookSender;
 
   constructor(
-    private readonly gw: Gateway,
+    private readonly gw: DeliveryWorkerDeps,
     private readonly concurrency = 32,
     private readonly pollMs = 1000,
   ) {
@@ -110,10 +90,10 @@ export class DeliveryWorker {
       // Notifications that arrive while this claim runs must not be lost.
       this.poked = false;
       const free = this.concurrency - this.inFlight.size;
-      let claimed: Claimed[] = [];
+      let claimed: ClaimedDelivery[] = [];
       if (free > 0) {
         try {
-          claimed = (await this.gw.pool.query<Claimed>(CLAIM_SQL, [free, this.leaseMs])).rows;
+          claimed = await claimDueDeliveries(this.gw.pool, free, this.leaseMs);
         } catch (err) {
           if (this.running) this.gw.log.error({ err }, 'delivery claim failed');
         }
@@ -148,14 +128,14 @@ export class DeliveryWorker {
     return s;
   }
 
-  private async attempt(d: Claimed): Promise<void> {
+  private async attempt(d: ClaimedDelivery): Promise<void> {
     const cfg = this.gw.config.delivery;
     const startedAt = new Date();
     let result: SendResult;
     if (!d.webhook_url) {
       result = { statusCode: null, error: 'app has no webhook_url', durationMs: 0 };
     } else {
-      const ts = String(Math.floor(Date.now() / 1000));
+      const ts = String(Math.floor(this.gw.now() / 1000));
       result = await this.sender.post(
         d.webhook_url,
         {
@@ -175,16 +155,16 @@ export class DeliveryWorker {
     deliveryAttempts.inc({ verdict: v });
     deliveryDuration.observe(result.durationMs / 1000);
     try {
-      await this.gw.pool.query(RECORD_SQL, [
-        d.id,
-        v,
-        result.statusCode,
-        result.error,
+      await recordDeliveryAttempt(this.gw.pool, {
+        deliveryId: d.id,
+        verdict: v,
+        statusCode: result.statusCode,
+        error: result.error,
         delayMs,
-        d.attempts,
+        attempt: d.attempts,
         startedAt,
-        result.durationMs,
-      ]);
+        durationMs: result.durationMs,
+      });
     } catch (err) {
       // The lease runs out and the delivery is attempted again: at least once, never lost.
       this.gw.log.error({ err, delivery_id: d.id }, 'recording a delivery attempt failed');

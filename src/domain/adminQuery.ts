@@ -2,7 +2,7 @@
  * Query parameters of the operator's read API (docs/api.md#admin-api, #query-parameters). Pure: each parser takes
  * the raw query value and answers the typed value or throws a 400 with a plain-text reason.
  */
-import { ApiError } from './errors.js';
+import { apiError } from './errors.js';
 import { integerParam, integerParamMessage, PARAMS } from './schemas.js';
 import { isMode, type Mode } from './types.js';
 
@@ -16,14 +16,14 @@ export function resolveMode(raw: string | undefined): Mode | '' {
 /** docs/api.md#query-parameters: days is an integer 1..366, default 30. */
 export function parseDays(raw: string | undefined): number {
   const days = integerParam(PARAMS.days, raw, 4);
-  if (days === null) throw new ApiError(400, integerParamMessage('days', PARAMS.days));
+  if (days === null) throw apiError('invalid', integerParamMessage('days', PARAMS.days));
   return days;
 }
 
 /** docs/api.md#query-parameters: limit is an integer 1..1000, default 100. */
 export function parseListLimit(raw: string | undefined): number {
   const limit = integerParam(PARAMS.limit, raw);
-  if (limit === null) throw new ApiError(400, integerParamMessage('limit', PARAMS.limit));
+  if (limit === null) throw apiError('invalid', integerParamMessage('limit', PARAMS.limit));
   return limit;
 }
 
@@ -43,7 +43,7 @@ function validDate(y: number, m: number, d: number): boolean {
 export function parseTimestamp(name: string, raw: string | undefined): Date | null {
   if (raw === undefined || raw === '') return null;
   const bad = () =>
-    new ApiError(400, `${name} must be an RFC 3339 timestamp or a date YYYY-MM-DD (UTC)`);
+    apiError('invalid', `${name} must be an RFC 3339 timestamp or a date YYYY-MM-DD (UTC)`);
   const d = DATE_ONLY.exec(raw);
   if (d) {
     const [y, m, day] = [Number(d[1]), Number(d[2]), Number(d[3])];
@@ -95,7 +95,7 @@ export function reportWindow(
   const since = parseTimestamp('since', q.since);
   const until = parseTimestamp('until', q.until) ?? now;
   const start = since ?? new Date(utcDayStart(until).getTime() - (days - 1) * DAY_MS);
-  if (start.getTime() > until.getTime()) throw new ApiError(400, 'since must not be after until');
+  if (start.getTime() > until.getTime()) throw apiError('invalid', 'since must not be after until');
   return { since: start, until };
 }
 
@@ -106,9 +106,9 @@ export function reportWindow(
 export function payoutWindow(q: { since?: string; until?: string }, now: Date): Window {
   const until = parseTimestamp('until', q.until) ?? now;
   const since = parseTimestamp('since', q.since) ?? new Date(until.getTime() - 30 * DAY_MS);
-  if (since.getTime() > until.getTime()) throw new ApiError(400, 'since must not be after until');
+  if (since.getTime() > until.getTime()) throw apiError('invalid', 'since must not be after until');
   if (until.getTime() - since.getTime() > 366 * DAY_MS) {
-    throw new ApiError(400, 'since and until must be at most 366 days apart');
+    throw apiError('invalid', 'since and until must be at most 366 days apart');
   }
   return { since, until };
 }

@@ -5,7 +5,7 @@
  * surface as a 500 after part of a request ran. Every JSON body and every string that
  * reaches a query is checked here first, so bad input is a 400 that names the field.
  */
-import { ApiError } from './errors.js';
+import { apiError } from './errors.js';
 
 /** How deep a field's value may nest (objects and arrays), e.g. metadata. */
 export const MAX_JSON_DEPTH = 32;
@@ -28,7 +28,7 @@ function textReason(field: string, problem: 'nul' | 'surrogate'): string {
 /** 400 when a string input (a path or query parameter) cannot be stored as text. */
 export function assertStorableText(field: string, s: string): void {
   const problem = textProblem(s);
-  if (problem) throw new ApiError(400, textReason(field, problem));
+  if (problem) throw apiError('invalid', textReason(field, problem));
 }
 
 /**
@@ -72,18 +72,18 @@ export function parseStorableJson(raw: Buffer): unknown {
   try {
     body = JSON.parse(utf8.decode(raw));
   } catch {
-    throw new ApiError(400, 'invalid JSON body');
+    throw apiError('invalid_json');
   }
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
     for (const [k, v] of Object.entries(body)) {
       const keyProblem = textProblem(k);
-      if (keyProblem) throw new ApiError(400, textReason('field names', keyProblem));
+      if (keyProblem) throw apiError('invalid', textReason('field names', keyProblem));
       const reason = storableJsonProblem(k, v);
-      if (reason) throw new ApiError(400, reason);
+      if (reason) throw apiError('invalid', reason);
     }
   } else {
     const reason = storableJsonProblem('body', body);
-    if (reason) throw new ApiError(400, reason);
+    if (reason) throw apiError('invalid', reason);
   }
   return body;
 }

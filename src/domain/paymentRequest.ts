@@ -1,4 +1,4 @@
-import { ApiError } from './errors.js';
+import { apiError } from './errors.js';
 import { parseStorableJson } from './jsonInput.js';
 import {
   CREATE_PAYMENT,
@@ -28,7 +28,7 @@ const M = CREATE_PAYMENT.messages;
 const EMAIL = new RegExp(P.email.pattern);
 const INVOICE_PREFIX = new RegExp(P.invoice_prefix.pattern);
 
-const bad = (reason: string) => new ApiError(400, reason);
+const bad = (reason: string) => apiError('invalid', reason);
 
 /** A JSON object body whose every field can be stored (see jsonInput.ts). */
 export function parseJsonObject(raw: Buffer): Record<string, unknown> {

@@ -3,7 +3,7 @@
  * 400 with a plain-text reason.
  */
 import { parseTimestamp } from './adminQuery.js';
-import { ApiError } from './errors.js';
+import { apiError } from './errors.js';
 import { PARAMS } from './schemas.js';
 
 export const SEARCH_Q_MAX = PARAMS.q.maxLength;
@@ -32,7 +32,7 @@ export interface PaymentSearch {
 function text(name: string, raw: string | undefined, max: number): string | null {
   if (raw === undefined || raw === '') return null;
   if (raw.length > max || !isText(raw)) {
-    throw new ApiError(400, `${name} must be at most ${max} characters of text`);
+    throw apiError('invalid', `${name} must be at most ${max} characters of text`);
   }
   return raw;
 }
@@ -40,7 +40,7 @@ function text(name: string, raw: string | undefined, max: number): string | null
 function amount(name: string, raw: string | undefined): number | null {
   if (raw === undefined || raw === '') return null;
   if (!/^\d{1,16}$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
-    throw new ApiError(400, `${name} must be a non-negative integer`);
+    throw apiError('invalid', `${name} must be a non-negative integer`);
   }
   return Number(raw);
 }
@@ -62,12 +62,12 @@ export function parsePaymentSearch(q: {
   const createdFrom = parseTimestamp('created_from', q.created_from);
   const createdTo = parseTimestamp('created_to', q.created_to);
   if (createdFrom && createdTo && createdFrom.getTime() > createdTo.getTime()) {
-    throw new ApiError(400, 'created_from must not be after created_to');
+    throw apiError('invalid', 'created_from must not be after created_to');
   }
   const amountMin = amount('amount_min', q.amount_min);
   const amountMax = amount('amount_max', q.amount_max);
   if (amountMin !== null && amountMax !== null && amountMin > amountMax) {
-    throw new ApiError(400, 'amount_min must not be greater than amount_max');
+    throw apiError('invalid', 'amount_min must not be greater than amount_max');
   }
   return {
     q: term,

@@ -1,4 +1,4 @@
-import { ApiError } from './errors.js';
+import { apiError } from './errors.js';
 import type { ProviderSlug } from './types.js';
 
 export const IDR_METHODS = [
@@ -34,12 +34,12 @@ export interface RoutingPolicy {
 export function routePayment(currency: string, method: string, app: RoutingPolicy): ProviderSlug {
   const candidates = ROUTES.get(`${currency}:${method}`);
   if (!candidates) {
-    throw new ApiError(422, `no provider supports method=${method} for currency=${currency}`);
+    throw apiError('no_provider', method, currency);
   }
   const allowed = candidates.find((p) => app.allowedProviders.includes(p));
-  if (!allowed) throw new ApiError(422, `provider ${candidates[0]} not allowed for this app`);
+  if (!allowed) throw apiError('provider_not_allowed', String(candidates[0]));
   if (!(app.allowedMethods[allowed] ?? []).includes(method)) {
-    throw new ApiError(422, `method ${method} not enabled for provider ${allowed} on this app`);
+    throw apiError('method_not_enabled', method, allowed);
   }
   return allowed;
 }

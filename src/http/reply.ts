@@ -1,8 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errorReply, type FixedTextKind } from '../domain/errors.js';
 import { parseStorableJson } from '../domain/jsonInput.js';
 
 export function sendText(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/plain; charset=utf-8').send(body);
+}
+
+/** One of the fixed-text errors of the table (domain/errors.ts). */
+export function sendError(reply: FastifyReply, kind: FixedTextKind): FastifyReply {
+  const { status, body } = errorReply(kind);
+  return sendText(reply, status, body);
 }
 
 export function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {

@@ -2,19 +2,19 @@ import Fastify, {
   LogController,
   type FastifyBaseLogger,
   type FastifyError,
+  type FastifyPluginAsync,
   type onSendAsyncHookHandler,
 } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TrustProxy } from '../config.js';
 import { durable } from '../db/pool.js';
-import { ApiError } from '../domain/errors.js';
+import { ApiError, errorReply, type FixedTextKind } from '../domain/errors.js';
 import type { Gateway } from '../gateway.js';
-import { registerSimulators } from '../simulators/index.js';
 import { connectionsDropped } from '../metrics.js';
 import { openApiRoute } from './openapi/route.js';
 import { PAYMENT_ID_PATH } from './paths.js';
-import { isMarkedDurable, sendText } from './reply.js';
+import { isMarkedDurable, sendError, sendText } from './reply.js';
 import { adminRoutes, metricsRoute } from './routes/admin.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { healthRoutes } from './routes/health.js';
@@ -28,7 +28,15 @@ const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 
 export type HttpServer = ReturnType<typeof buildHttpServer>;
 
-export function buildHttpServer(gw: Gateway) {
+/** A part the process assembly mounts beside the gateway's own routes (the simulators). */
+export interface Mount {
+  prefix: string;
+  routes: FastifyPluginAsync;
+  /** Its state is not the gateway's: its writes need no durability barrier before replying. */
+  ownState: boolean;
+}
+
+export function buildHttpServer(gw: Gateway, mounts: readonly Mount[] = []) {
   const limits = gw.config.http;
   const app = Fastify({
     // pino's Logger is a FastifyBaseLogger; naming the base type keeps route types default.
@@ -52,9 +60,9 @@ export function buildHttpServer(gw: Gateway) {
     // routing; a malformed payment id is an unknown payment.
     frameworkErrors: (err, req, reply) => {
       if (err.code !== 'FST_ERR_BAD_URL') req.log.warn({ err, reqId: req.id }, 'framework error');
-      if (PAYMENT_ID_PATH.test(req.url)) return sendText(reply, 404, 'payment not found');
-      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendText(reply, 414, 'uri too long');
-      return sendText(reply, 400, 'bad request');
+      if (PAYMENT_ID_PATH.test(req.url)) return sendError(reply, 'payment_not_found');
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendError(reply, 'uri_too_long');
+      return sendError(reply, 'bad_request');
     },
     // Per-request access logs cost more than they tell at this volume; errors are logged.
     logController: new LogController({ disableRequestLogging: true }),
@@ -75,7 +83,7 @@ export function buildHttpServer(gw: Gateway) {
     if (gw.phase === 'ready' || req.url === '/healthz') return done();
     reply.header('Retry-After', '5');
     if (gw.phase === 'draining') reply.header('Connection', 'close');
-    sendText(reply, 503, 'service unavailable');
+    sendError(reply, 'unavailable');
   });
 
   // A kept-alive connection would hold the drain open until its idle timeout.
@@ -98,8 +106,10 @@ export function buildHttpServer(gw: Gateway) {
   };
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
-    // Reads change nothing; the simulators stand in for providers, their state is not ours.
-    if (methods.every((m) => m === 'GET' || m === 'HEAD') || route.url.startsWith('/sim/')) return;
+    // Reads change nothing; a mounted part with its own state (the simulators stand in for
+    // providers) is not ours to make durable.
+    const apart = mounts.some((m) => m.ownState && route.url.startsWith(`${m.prefix}/`));
+    if (methods.every((m) => m === 'GET' || m === 'HEAD') || apart) return;
     route.onSend = [...[route.onSend ?? []].flat(), barrier];
   });
 
@@ -111,27 +121,25 @@ export function buildHttpServer(gw: Gateway) {
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       // The rest of the body is not worth reading: close rather than drain it.
       reply.header('Connection', 'close');
-      return sendText(reply, 413, 'body too large');
+      return sendError(reply, 'body_too_large');
     }
     if (req.url.startsWith('/webhooks/') && err.code?.startsWith('FST_ERR_CTP_')) {
-      return sendText(reply, 400, 'body read');
+      return sendError(reply, 'body_read');
     }
-    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-      return sendText(
-        reply,
-        err.statusCode,
-        err.statusCode === 400 ? 'bad request' : 'request error',
-      );
+    if (err.statusCode === 400) return sendError(reply, 'bad_request');
+    // Any other client error the framework raises keeps its status, with a neutral text.
+    if (err.statusCode && err.statusCode > 400 && err.statusCode < 500) {
+      return sendText(reply, err.statusCode, 'request error');
     }
     // Text PostgreSQL cannot store (a NUL byte, an unpaired surrogate) came from the client.
     if (UNSTORABLE_TEXT.has(String((err as { code?: unknown }).code))) {
-      return sendText(reply, 400, 'bad request');
+      return sendError(reply, 'bad_request');
     }
     req.log.error({ err, reqId: req.id, url: req.url.split('?')[0] }, 'unhandled error');
-    return sendText(reply, 500, 'internal error');
+    return sendError(reply, 'internal');
   });
 
-  app.setNotFoundHandler((_req, reply) => sendText(reply, 404, 'not found'));
+  app.setNotFoundHandler((_req, reply) => sendError(reply, 'not_found'));
 
   app.register(healthRoutes(gw));
   app.register(v1Routes(gw));
@@ -140,9 +148,7 @@ export function buildHttpServer(gw: Gateway) {
   app.register(metricsRoute(gw));
   app.register(dashboardRoutes());
   app.register(openApiRoute());
-  // Their controls take no authentication: never part of a production deployment.
-  if (gw.config.simulators && gw.config.env !== 'production')
-    app.register(registerSimulators(gw), { prefix: '/sim' });
+  for (const m of mounts) app.register(m.routes, { prefix: m.prefix });
   return app;
 }
 
@@ -154,10 +160,10 @@ function trustProxyOption(
 }
 
 /** Node's client errors as status and plain-text body. */
-function clientErrorReply(code: string | undefined): [number, string] {
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'request timeout'];
-  if (code === 'HPE_HEADER_OVERFLOW') return [431, 'headers too large'];
-  return [400, 'bad request'];
+function clientErrorKind(code: string | undefined): FixedTextKind {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'request_timeout';
+  if (code === 'HPE_HEADER_OVERFLOW') return 'headers_too_large';
+  return 'bad_request';
 }
 
 function plainTextClientError(log: { debug(obj: object, msg: string): void }) {
@@ -170,7 +176,7 @@ function plainTextClientError(log: { debug(obj: object, msg: string): void }) {
       socket.destroy();
       return;
     }
-    const [status, body] = clientErrorReply(err.code);
+    const { status, body } = errorReply(clientErrorKind(err.code));
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -1,8 +1,8 @@
 import type { Config, ProviderEndpointConfig } from '../config.js';
 import { MODES, type Mode, type ProviderSlug } from '../domain/types.js';
-import { simulatorEndpoint } from '../simulators/credentials.js';
 import { cardPsp } from './card_psp/index.js';
 import { idrPsp } from './idr_psp/index.js';
+import { simulatorEndpoint } from './testMode.js';
 import type { PaymentProvider } from './types.js';
 import { walletPsp } from './wallet_psp/index.js';
 

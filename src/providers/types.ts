@@ -106,12 +106,14 @@ export interface PaymentProvider {
   register(ctx: ProviderContext, input: RegisterPaymentInput): Promise<RegisteredPayment>;
   /**
    * Checks the provider's signature of an inbound webhook with one mode's endpoint config.
-   * The gateway tries each configured mode and keeps the one that verifies.
+   * The gateway tries each configured mode and keeps the one that verifies. nowMs is the
+   * gateway's clock (the gateway always passes it), for schemes that bound the signature's age.
    */
   verifyWebhook(
     endpoint: ProviderEndpointConfig,
     headers: IncomingHttpHeaders,
     rawBody: Buffer,
+    nowMs?: number,
   ): Promise<boolean>;
   /** Parses a verified body; the provider's one exhaustive status mapping lives behind this. */
   parseWebhook(headers: IncomingHttpHeaders, rawBody: Buffer): InboundEvent;
@@ -193,4 +195,11 @@ export interface ProviderPaymentRef {
   paymentId: string;
   /** Null when registration never answered (the provider may still know the payment by id). */
   providerRef: string | null;
+  /**
+   * When the payment was created and with which method: lets a provider tell a hosted page
+   * the buyer can still use from one that has lapsed (idr_psp: a Snap order nobody chose a
+   * channel for is unknown to its status API until then, and forever after the page lapses).
+   */
+  createdAt?: Date;
+  method?: string;
 }

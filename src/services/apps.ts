@@ -3,7 +3,7 @@ import * as appsDb from '../db/apps.js';
 import type { AppRow } from '../db/apps.js';
 import { withTransaction, type Pool } from '../db/pool.js';
 import { isPublicAddress, judgeHost, type ResolveHost } from '../domain/addresses.js';
-import { ApiError } from '../domain/errors.js';
+import { apiError } from '../domain/errors.js';
 import { newAppId } from '../domain/ids.js';
 import { textProblem } from '../domain/jsonInput.js';
 import { isHttpUrl } from '../domain/paymentRequest.js';
@@ -38,7 +38,7 @@ export interface AppWithSecrets extends AppView {
   webhook_secret: string;
 }
 
-const bad = (reason: string) => new ApiError(400, reason);
+const bad = (reason: string) => apiError('invalid', reason);
 
 export function toAppView(row: AppRow): AppView {
   return {
@@ -223,7 +223,7 @@ export async function listApps(deps: AppServiceDeps): Promise<AppView[]> {
   return (await appsDb.listApps(deps.db)).map(toAppView);
 }
 
-const appNotFound = () => new ApiError(404, 'app not found');
+const appNotFound = () => apiError('app_not_found');
 
 /** An id the database cannot even compare (a NUL, an unpaired surrogate) names no app. */
 async function findApp(deps: AppServiceDeps, id: string): Promise<AppRow | null> {

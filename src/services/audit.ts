@@ -8,7 +8,7 @@
 import { insertAuditEntry, listAuditRows } from '../db/audit.js';
 import type { Queryable } from '../db/pool.js';
 import { parseListLimit } from '../domain/adminQuery.js';
-import { ApiError } from '../domain/errors.js';
+import { apiError } from '../domain/errors.js';
 import { PARAMS } from '../domain/schemas.js';
 import { isText } from '../domain/paymentSearch.js';
 
@@ -89,20 +89,20 @@ export async function listAudit(
   let before: number | null = null;
   if (q.before !== undefined && q.before !== '') {
     if (!/^\d{1,15}$/.test(q.before) || Number(q.before) < 1) {
-      throw new ApiError(400, 'before must be an audit entry id from a previous page');
+      throw apiError('invalid', 'before must be an audit entry id from a previous page');
     }
     before = Number(q.before);
   }
   const action = q.action === undefined || q.action === '' ? null : q.action;
   if (action !== null && !(AUDIT_ACTIONS as readonly string[]).includes(action)) {
-    throw new ApiError(400, `action must be one of ${AUDIT_ACTIONS.join(', ')}`);
+    throw apiError('invalid', `action must be one of ${AUDIT_ACTIONS.join(', ')}`);
   }
   const targetId = q.target_id === undefined || q.target_id === '' ? null : q.target_id;
   if (
     targetId !== null &&
     (targetId.length > PARAMS.auditTargetId.maxLength || !isText(targetId))
   ) {
-    throw new ApiError(400, 'target_id must be at most 200 characters of text');
+    throw apiError('invalid', 'target_id must be at most 200 characters of text');
   }
   const rows = await listAuditRows(db, { action, targetId, before, limit });
   return {

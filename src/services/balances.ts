@@ -16,6 +16,8 @@ export interface ReportDeps {
   providers: ProviderRegistry;
   providerTimeoutMs: number;
   log: Logger;
+  /** The gateway's clock: the end of the calculated window. */
+  now(): number;
 }
 
 export interface BalanceEntry {
@@ -56,7 +58,7 @@ function context(deps: ReportDeps, slug: ProviderSlug, mode: Mode): ProviderCont
 export async function balances(
   deps: ReportDeps,
 ): Promise<{ balances: BalanceEntry[]; errors: BalanceError[] }> {
-  const now = new Date();
+  const now = new Date(deps.now());
   const earliest = await earliestActivity(deps.pool);
   const totals = earliest
     ? await windowTotals(deps.pool, { since: earliest, until: now }, null, now)

@@ -1,6 +1,6 @@
 import { findPayment, type PaymentRow } from '../db/payments.js';
 import { withTransaction } from '../db/pool.js';
-import { ApiError, notFoundPayment } from '../domain/errors.js';
+import { apiError, notFoundPayment } from '../domain/errors.js';
 import { isPaymentId } from '../domain/ids.js';
 import type { ProviderSlug } from '../domain/types.js';
 import { ProviderError, type PaymentProvider, type ProviderContext } from '../providers/types.js';
@@ -30,7 +30,12 @@ export async function adminCancel(
   const endpoint = deps.providers.endpoint(slug, payment.mode);
   if (provider.cancel && endpoint && payment.provider_ref !== null) {
     const ctx = { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs };
-    const ref = { paymentId: payment.id, providerRef: payment.provider_ref };
+    const ref = {
+      paymentId: payment.id,
+      providerRef: payment.provider_ref,
+      createdAt: payment.created_at,
+      method: payment.method,
+    };
     try {
       await provider.cancel(ctx, ref);
     } catch (err) {
@@ -44,7 +49,7 @@ export async function adminCancel(
         return cancelTerminal(deps, now);
       }
       const text = err instanceof ProviderError ? err.providerText : 'provider unreachable';
-      throw new ApiError(502, `cancel failed: ${text}`);
+      throw apiError('cancel_failed', text);
     }
   }
   const canceled = await withTransaction(deps.pool, async (tx) => {
@@ -77,6 +82,8 @@ async function settleFromProvider(
     const action = await provider.fetchStatus(ctx, {
       paymentId: payment.id,
       providerRef: payment.provider_ref,
+      createdAt: payment.created_at,
+      method: payment.method,
     });
     if (action.kind === 'payment') {
       await finalizePayment(deps.pool, payment, {
@@ -95,5 +102,5 @@ function cancelTerminal(deps: RefundServiceDeps, payment: PaymentRow): Promise<S
   if (payment.status === 'succeeded') {
     return refundPayment(deps, payment, { amountMinor: null, reason: OPERATOR_REFUND_REASON });
   }
-  throw new ApiError(422, `payment already finalized (status ${payment.status})`);
+  throw apiError('already_finalized', payment.status);
 }

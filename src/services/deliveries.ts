@@ -1,7 +1,8 @@
-import { insertDelivery, latestPaymentEvent } from '../db/outbox.js';
+import { insertDelivery, listDeliveryRows } from '../db/deliveries.js';
+import { latestPaymentEvent } from '../db/outbox.js';
 import { findPayment } from '../db/payments.js';
 import { withTransaction, type Pool } from '../db/pool.js';
-import { ApiError, notFoundPayment } from '../domain/errors.js';
+import { apiError, notFoundPayment } from '../domain/errors.js';
 import { isPaymentId } from '../domain/ids.js';
 import type { Audit } from './audit.js';
 
@@ -16,7 +17,7 @@ export async function retryWebhook(
 ): Promise<{ delivery_id: string }> {
   if (!isPaymentId(paymentId) || !(await findPayment(pool, paymentId))) throw notFoundPayment();
   const event = await latestPaymentEvent(pool, paymentId);
-  if (!event) throw new ApiError(422, 'payment has no webhook event to deliver');
+  if (!event) throw apiError('no_webhook_event');
   const deliveryId = await withTransaction(pool, async (tx) => {
     const id = await insertDelivery(tx, event.id, event.app_id, paymentId);
     await audit(tx, {
@@ -51,28 +52,8 @@ export async function listDeliveries(
   status: string | null,
   limit: number,
 ): Promise<DeliveryView[]> {
-  const res = await pool.query<{
-    id: string;
-    event_id: string;
-    event_type: string;
-    app_id: string;
-    payment_id: string | null;
-    status: string;
-    attempts: number;
-    last_status_code: number | null;
-    last_error: string | null;
-    next_attempt_at: Date;
-    created_at: Date;
-    updated_at: Date;
-  }>(
-    `SELECT d.id, d.event_id, e.event_type, d.app_id, d.payment_id, d.status, d.attempts,
-       d.last_status_code, d.last_error, d.next_attempt_at, d.created_at, d.updated_at
-     FROM deliveries d JOIN outbound_events e ON e.id = d.event_id
-     WHERE ($1::text IS NULL OR d.status = $1)
-     ORDER BY d.updated_at DESC, d.id DESC LIMIT $2`,
-    [status, limit],
-  );
-  return res.rows.map((r) => ({
+  const rows = await listDeliveryRows(pool, status, limit);
+  return rows.map((r) => ({
     delivery_id: r.id,
     event_id: r.event_id,
     event_type: r.event_type,

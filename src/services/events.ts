@@ -7,7 +7,7 @@ import { findAppById } from '../db/apps.js';
 import { appEventsAfter, enqueueRedeliveries, isAppEvent } from '../db/events.js';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import { parseTimestamp } from '../domain/adminQuery.js';
-import { ApiError } from '../domain/errors.js';
+import { apiError } from '../domain/errors.js';
 import {
   integerParam,
   integerParamMessage,
@@ -22,7 +22,7 @@ export const EVENTS_MAX_LIMIT = PARAMS.eventsLimit.maximum;
 
 export function parseEventsLimit(raw: string | undefined): number {
   const limit = integerParam(PARAMS.eventsLimit, raw);
-  if (limit === null) throw new ApiError(400, integerParamMessage('limit', PARAMS.eventsLimit));
+  if (limit === null) throw apiError('invalid', integerParamMessage('limit', PARAMS.eventsLimit));
   return limit;
 }
 
@@ -39,7 +39,7 @@ export async function listAppEvents(
   let after = null;
   if (q.after !== undefined && q.after !== '') {
     if (q.after.length > PARAMS.eventsAfter.maxLength || !(await isAppEvent(db, appId, q.after))) {
-      throw new ApiError(400, 'after must be an event id from a previous page');
+      throw apiError('invalid', 'after must be an event id from a previous page');
     }
     after = q.after;
   }
@@ -72,20 +72,20 @@ export interface RedeliverRequest {
 
 export function parseRedeliver(body: unknown, now: Date): RedeliverRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ApiError(400, 'body must be a JSON object');
+    throw apiError('invalid', 'body must be a JSON object');
   }
   const b = body as Record<string, unknown>;
   const missing = missingRequired(REDELIVER, b);
-  if (missing.length > 0) throw new ApiError(400, missingMessage(missing));
+  if (missing.length > 0) throw apiError('invalid', missingMessage(missing));
   const time = (name: string, v: unknown): Date | null => {
     if (v === undefined || v === null || v === '') return null;
     return parseTimestamp(name, typeof v === 'string' ? v : ' ');
   };
   const since = time('since', b.since) as Date;
   const until = time('until', b.until) ?? now;
-  if (since.getTime() > until.getTime()) throw new ApiError(400, 'since must not be after until');
+  if (since.getTime() > until.getTime()) throw apiError('invalid', 'since must not be after until');
   const only = b.only_undelivered ?? false;
-  if (typeof only !== 'boolean') throw new ApiError(400, REDELIVER.messages.only_undelivered);
+  if (typeof only !== 'boolean') throw apiError('invalid', REDELIVER.messages.only_undelivered);
   return { since, until, onlyUndelivered: only };
 }
 
@@ -99,7 +99,7 @@ export async function redeliverAppEvents(
 ): Promise<{ deliveries: number }> {
   const req = parseRedeliver(body, now);
   return withTransaction(pool, async (tx) => {
-    if (!(await findAppById(tx, appId))) throw new ApiError(404, 'app not found');
+    if (!(await findAppById(tx, appId))) throw apiError('app_not_found');
     const n = await enqueueRedeliveries(tx, appId, req.since, req.until, req.onlyUndelivered);
     await audit(tx, {
       targetType: 'app',

@@ -3,7 +3,7 @@ import type { ExceptionKind, ExceptionRow } from '../db/exceptions.js';
 import type { PaymentRow } from '../db/payments.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { parseListLimit } from '../domain/adminQuery.js';
-import { ApiError } from '../domain/errors.js';
+import { apiError } from '../domain/errors.js';
 import { RESOLVE_EXCEPTION } from '../domain/schemas.js';
 import { isPaymentId, newId } from '../domain/ids.js';
 import { paymentExceptions } from '../metrics.js';
@@ -91,17 +91,18 @@ export async function listExceptions(
   return { exceptions: rows.map(toExceptionView) };
 }
 
-const badCursor = () => new ApiError(400, 'before must be an exception id from a previous page');
+const badCursor = () => apiError('invalid', 'before must be an exception id from a previous page');
 
 /** POST /admin/exceptions/{id}/resolve with { "note": "..." }: manual -> resolved, once. */
 export async function resolveException(db: Pool, id: string, body: unknown) {
   const note = (body as { note?: unknown } | null)?.note;
   const { messages, schema } = RESOLVE_EXCEPTION;
-  if (typeof note !== 'string' || note.trim() === '') throw new ApiError(400, messages.note);
-  if (note.length > schema.properties.note.maxLength) throw new ApiError(400, messages.note_length);
+  if (typeof note !== 'string' || note.trim() === '') throw apiError('invalid', messages.note);
+  if (note.length > schema.properties.note.maxLength)
+    throw apiError('invalid', messages.note_length);
   const found = isPaymentId(id) ? await exceptionsDb.findException(db, id) : null;
-  if (!found) throw new ApiError(404, 'exception not found');
+  if (!found) throw apiError('exception_not_found');
   const resolved = await exceptionsDb.resolveException(db, id, note);
-  if (!resolved) throw new ApiError(422, `exception already ${found.resolution}`);
+  if (!resolved) throw apiError('exception_already_resolved', found.resolution);
   return toExceptionView(resolved);
 }

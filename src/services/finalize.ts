@@ -1,9 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { DELIVERY_CHANNEL } from '../db/outbox.js';
-import type { PaymentRow } from '../db/payments.js';
+import { markRefunded } from '../db/exceptions.js';
+import { finalizeInitiated, findPayment, type PaymentRow } from '../db/payments.js';
 import type { Queryable } from '../db/pool.js';
 import { paymentEventBody, paymentEventType } from '../domain/events.js';
 import type { TerminalStatus } from '../domain/types.js';
+import type { InboundAction, InboundEvent } from '../providers/types.js';
+import { lateChargeKind, recordException } from './exceptions.js';
+import {
+  ALREADY_FINALIZED,
+  applied,
+  type Applied,
+  type ProviderEventDeps,
+} from './providerEvent.js';
+import { refundLateCharge } from './refunds.js';
 
 export interface FinalizeInput {
   outcome: TerminalStatus;
@@ -19,33 +28,10 @@ export interface FinalizeInput {
   onlyIfUnregisteredUntil?: Date;
 }
 
-// One statement: the conditional status change, the outbox event and its first delivery
-// commit together or not at all (transactional outbox, docs/api.md#delivery-and-retries); the NOTIFY that wakes the
-// delivery workers is sent with that commit.
-const FINALIZE_SQL = `
-WITH upd AS (
-  UPDATE payments SET status = $2,
-    last_error = CASE WHEN $2 = 'failed' THEN $3 ELSE last_error END,
-    metadata = $4::jsonb,
-    subscription_id = COALESCE($5, subscription_id),
-    finalized_at = $6, updated_at = $6
-  WHERE id = $1 AND status = 'initiated'
-    AND ($11::timestamptz IS NULL OR (provider_ref IS NULL AND provider_deadline = $11))
-  RETURNING id, app_id),
-ev AS (
-  INSERT INTO outbound_events (id, app_id, payment_id, event_type, body)
-  SELECT $7, app_id, id, $8, $9 FROM upd
-  RETURNING id, app_id, payment_id),
-dl AS (
-  INSERT INTO deliveries (id, event_id, app_id, payment_id)
-  SELECT $10, id, app_id, payment_id FROM ev
-  RETURNING id)
-SELECT pg_notify('${DELIVERY_CHANNEL}', '') FROM dl`;
-
 /**
- * The one way a payment leaves initiated (docs/api.md#payment-states): a conditional UPDATE, so of
+ * The one way a payment leaves initiated (docs/api.md#payment-states): a conditional update, so of
  * any number of concurrent events exactly one moves it, with the outbound event enqueued
- * in the same statement. `payment` is the row as read before (an initiated payment's
+ * in the same statement (db/payments.ts finalizeInitiated). `payment` is the row as read before (an initiated payment's
  * fields do not change until this statement). Returns the finalized row, or null when the
  * payment was already terminal.
  */
@@ -64,22 +50,66 @@ export async function finalizePayment(
     updated_at: at,
   };
   const eventType = paymentEventType(input.outcome);
-  const res = await db.query({
-    name: 'payments_finalize',
-    text: FINALIZE_SQL,
-    values: [
-      payment.id,
-      input.outcome,
-      input.errorText ?? '',
-      JSON.stringify(finalized.metadata),
-      input.subscriptionId ?? null,
-      at,
-      'evt_' + randomBytes(12).toString('hex'),
-      eventType,
-      paymentEventBody(eventType, finalized, at),
-      'dlv_' + randomBytes(12).toString('hex'),
-      input.onlyIfUnregisteredUntil ?? null,
-    ],
+  const done = await finalizeInitiated(db, {
+    paymentId: payment.id,
+    outcome: input.outcome,
+    errorText: input.errorText ?? '',
+    metadata: finalized.metadata,
+    subscriptionId: input.subscriptionId ?? null,
+    at,
+    eventId: 'evt_' + randomBytes(12).toString('hex'),
+    eventType,
+    eventBody: paymentEventBody(eventType, finalized, at),
+    deliveryId: 'dlv_' + randomBytes(12).toString('hex'),
+    onlyIfUnregisteredUntil: input.onlyIfUnregisteredUntil ?? null,
   });
-  return res.rowCount === 1 ? finalized : null;
+  return done ? finalized : null;
+}
+
+/**
+ * A provider event that reports the payment's outcome: finalizes it, or, for a charge on a
+ * payment that is already canceled or failed, puts the money on record (lateCharge).
+ */
+export async function applyPaymentOutcome(
+  deps: ProviderEventDeps,
+  payment: PaymentRow,
+  ev: InboundEvent,
+  action: Extract<InboundAction, { kind: 'payment' }>,
+): Promise<Applied> {
+  const done = await finalizePayment(deps.pool, payment, {
+    outcome: action.outcome,
+    errorText: action.errorText,
+    enrichment: action.enrichment,
+    subscriptionId: ev.subscriptionId,
+  });
+  if (done) return applied('changed', `finalized_${action.outcome}`);
+  if (action.outcome === 'succeeded') await lateCharge(deps, payment, ev);
+  return ALREADY_FINALIZED;
+}
+
+/**
+ * The provider reports a charge on a payment that is already terminal. A succeeded one is a
+ * duplicate; a canceled or failed one keeps its status (a terminal payment never moves) but
+ * the money the provider moved is put on record as an exception for the operator.
+ */
+async function lateCharge(
+  deps: ProviderEventDeps,
+  payment: PaymentRow,
+  ev: InboundEvent,
+): Promise<void> {
+  const now = await findPayment(deps.pool, payment.id);
+  const kind = now ? lateChargeKind(now) : null;
+  if (!now || !kind) return;
+  const exception = await recordException(deps.pool, deps.log, now, {
+    kind,
+    providerRef: now.provider_ref ?? ev.providerRef ?? '',
+    amountMinor: now.amount_minor,
+    currency: now.currency,
+  });
+  // Once per exception: where the provider refunds by API, the money goes back at once.
+  if (!exception) return;
+  const refund = await refundLateCharge(deps, now);
+  if (refund && (refund.status === 'succeeded' || refund.status === 'initiated')) {
+    await markRefunded(deps.pool, exception.id);
+  }
 }

@@ -1,7 +1,7 @@
 import { sha256Hex } from '../auth/crypto.js';
 import * as idem from '../db/idempotency.js';
 import type { Pool } from '../db/pool.js';
-import { ApiError } from '../domain/errors.js';
+import { apiError } from '../domain/errors.js';
 import { IDEMPOTENCY_KEY } from '../domain/schemas.js';
 
 export interface StoredResponse {
@@ -54,7 +54,7 @@ export async function runIdempotent(
 ): Promise<StoredResponse> {
   if (!scope) return handler({ scope: null, resumeId: null });
   if (!validIdempotencyKey(scope.key)) {
-    throw new ApiError(400, IDEMPOTENCY_KEY.message);
+    throw apiError('invalid', IDEMPOTENCY_KEY.message);
   }
   const hash = sha256Hex(rawBody);
   const started = Date.now();
@@ -71,7 +71,7 @@ export async function runIdempotent(
         continue;
       }
       if (row.request_hash !== hash && row.state !== 'released') {
-        throw new ApiError(409, 'idempotency conflict — different body for same key');
+        throw apiError('idempotency_conflict');
       }
       if (row.state === 'completed') {
         // A replay writes nothing; the stored answer was committed synchronously.
@@ -88,7 +88,7 @@ export async function runIdempotent(
     }
     if (resumeId !== undefined) return own(pool, durablePool, scope, resumeId, handler);
     if (Date.now() - started > MAX_WAIT_MS) {
-      throw new ApiError(503, 'service unavailable', { 'Retry-After': '1' });
+      throw apiError('unavailable').withHeaders({ 'Retry-After': '1' });
     }
     await sleep(delay);
     delay = Math.min(delay * 2, 200);

@@ -3,7 +3,7 @@ import type { AppRow } from '../db/apps.js';
 import * as paymentsDb from '../db/payments.js';
 import type { PaymentRow } from '../db/payments.js';
 import type { Pool } from '../db/pool.js';
-import { ApiError, notFoundPayment } from '../domain/errors.js';
+import { apiError, notFoundPayment, notConfigured } from '../domain/errors.js';
 import { isPaymentId, newId } from '../domain/ids.js';
 import {
   parseCreatePayment,
@@ -11,10 +11,20 @@ import {
   type CreatePaymentRequest,
 } from '../domain/paymentRequest.js';
 import { routePayment } from '../domain/routing.js';
-import type { ProviderSlug } from '../domain/types.js';
+import { requestedTestScenario } from '../domain/testScenarios.js';
+import type { Mode, ProviderSlug } from '../domain/types.js';
+import type { ProviderEndpointConfig } from '../config.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { ProviderError, type RegisteredPayment } from '../providers/types.js';
+import { finalizePayment } from './finalize.js';
 import { idempotencyScope, runIdempotent, type Claim, type StoredResponse } from './idempotency.js';
+import {
+  ALREADY_FINALIZED,
+  applied,
+  EventRejected,
+  type Applied,
+  type ProviderEventDeps,
+} from './providerEvent.js';
 
 export interface PaymentServiceDeps {
   pool: Pool;
@@ -95,19 +105,23 @@ export async function createPayment(
       allowedProviders: app.allowed_providers,
       allowedMethods: app.allowed_methods,
     });
+    requestedTestScenario(app.mode, req.metadata, provider);
     const resumed = claim.resumeId ? await paymentsDb.findPayment(deps.pool, claim.resumeId) : null;
     if (resumed && resumed.status === 'initiated' && resumed.app_id === app.id) {
       if (resumed.provider_ref) return createdResponse(resumed);
+      const endpoint = configuredEndpoint(deps, provider, resumed.mode);
       // Claimed first, so the reconciler cannot fail it while this registers it again.
       const deadline = new Date(Date.now() + registrationGraceMs(deps.providerTimeoutMs));
       const claimed = await paymentsDb.claimRegistration(deps.pool, resumed.id, deadline);
-      if (claimed) return register(deps, claimed, provider);
+      if (claimed) return register(deps, claimed, provider, endpoint);
       const now = await paymentsDb.findPayment(deps.pool, resumed.id);
       if (now?.status === 'initiated' && now.provider_ref) return createdResponse(now);
       // The reconciler resolved it meanwhile (failed: the provider had none); a new payment.
     }
+    // Before anything is written: a payment that cannot be registered is never stored.
+    const endpoint = configuredEndpoint(deps, provider, app.mode);
     const payment = await insertNew(deps, app, req, provider, claim);
-    return register(deps, payment, provider);
+    return register(deps, payment, provider, endpoint);
   });
 }
 
@@ -118,12 +132,6 @@ async function insertNew(
   provider: ProviderSlug,
   claim: Claim,
 ): Promise<PaymentRow> {
-  if (!deps.providers.endpoint(provider, app.mode)) {
-    throw new ApiError(
-      502,
-      `provider checkout failed: ${provider} is not configured for ${app.mode} mode`,
-    );
-  }
   try {
     return await paymentsDb.createPaymentRecord(
       deps.pool,
@@ -149,25 +157,27 @@ async function insertNew(
   } catch (err) {
     const table = (err as { table?: string }).table;
     deps.log.error({ err }, 'creating the payment record failed');
-    throw new ApiError(
-      500,
-      table === 'customers' ? 'customer upsert failed' : 'payment create failed',
-    );
+    throw apiError(table === 'customers' ? 'customer_upsert_failed' : 'payment_create_failed');
   }
+}
+
+/** The provider's endpoint for the mode (docs/api.md#modes); none: the checkout fails with 502. */
+function configuredEndpoint(
+  deps: PaymentServiceDeps,
+  slug: ProviderSlug,
+  mode: Mode,
+): ProviderEndpointConfig {
+  const endpoint = deps.providers.endpoint(slug, mode);
+  if (!endpoint) throw apiError('provider_checkout_failed', notConfigured(slug, mode));
+  return endpoint;
 }
 
 async function register(
   deps: PaymentServiceDeps,
   payment: PaymentRow,
   slug: ProviderSlug,
+  endpoint: ProviderEndpointConfig,
 ): Promise<StoredResponse> {
-  const endpoint = deps.providers.endpoint(slug, payment.mode);
-  if (!endpoint) {
-    throw new ApiError(
-      502,
-      `provider checkout failed: ${slug} is not configured for ${payment.mode} mode`,
-    );
-  }
   let reg: RegisteredPayment;
   try {
     reg = await deps.providers.get(slug).register(
@@ -187,7 +197,7 @@ async function register(
   } catch (err) {
     if (err instanceof ProviderError && err.kind === 'rejected') {
       await paymentsDb.markRegistrationRejected(deps.pool, payment.id, err.providerText);
-      throw new ApiError(502, `provider checkout failed: ${err.providerText}`);
+      throw apiError('provider_checkout_failed', err.providerText);
     }
     // Indeterminate: the provider may hold the registration. The payment stays initiated;
     // a retry with the same key resumes it and the reconciler asks the provider later.
@@ -200,7 +210,7 @@ async function register(
         new Date(Date.now() + UNANSWERED_REGISTRATION_RECHECK_MS),
       )
       .catch(() => undefined);
-    throw new ApiError(502, `provider checkout failed: ${text}`);
+    throw apiError('provider_checkout_failed', text);
   }
   let stored: PaymentRow | null;
   try {
@@ -213,9 +223,9 @@ async function register(
     });
   } catch (err) {
     deps.log.error({ err, payment_id: payment.id }, 'storing provider_ref failed');
-    throw new ApiError(500, 'store provider_ref');
+    throw apiError('store_provider_ref');
   }
-  if (!stored) throw new ApiError(500, 'store provider_ref');
+  if (!stored) throw apiError('store_provider_ref');
   return createdResponse(stored);
 }
 
@@ -234,4 +244,38 @@ export async function getPaymentBody(
   const body = JSON.stringify(toPaymentView(row));
   if (row.status !== 'initiated' && row.provider_ref !== null) cache.set(row.id, row.app_id, body);
   return body;
+}
+
+/**
+ * wallet_psp: the buyer approved; capture now, the provider's capture event settles it. A
+ * refused capture fails the payment; an unknown outcome is answered 503 so that the
+ * provider redelivers the approval and the capture is tried again.
+ */
+export async function captureApproved(
+  deps: ProviderEventDeps,
+  slug: ProviderSlug,
+  payment: PaymentRow,
+): Promise<Applied> {
+  if (payment.status !== 'initiated') return ALREADY_FINALIZED;
+  const provider = deps.providers.get(slug);
+  const endpoint = deps.providers.endpoint(slug, payment.mode);
+  if (!provider.capture || !endpoint) return applied('none', 'none');
+  try {
+    await provider.capture(
+      { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs },
+      { paymentId: payment.id, providerRef: payment.provider_ref },
+    );
+    return applied('none', 'captured');
+  } catch (err) {
+    if (err instanceof ProviderError && err.kind === 'rejected') {
+      // The provider refused the capture: the payment cannot complete.
+      const done = await finalizePayment(deps.pool, payment, {
+        outcome: 'failed',
+        errorText: err.providerText,
+      });
+      return done ? applied('changed', 'finalized_failed') : ALREADY_FINALIZED;
+    }
+    deps.log.warn({ err, payment_id: payment.id }, 'capture indeterminate');
+    throw new EventRejected(apiError('unavailable'), 'capture_indeterminate');
+  }
 }

@@ -34,7 +34,12 @@ export function statusCall(deps: StatusDeps, payment: PaymentRow): StatusCall | 
   return {
     provider: deps.providers.get(slug),
     ctx: { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs },
-    ref: { paymentId: payment.id, providerRef: payment.provider_ref },
+    ref: {
+      paymentId: payment.id,
+      providerRef: payment.provider_ref,
+      createdAt: payment.created_at,
+      method: payment.method,
+    },
   };
 }
 

@@ -1,13 +1,24 @@
 import { recordPaymentCheck } from '../db/checks.js';
+import type { Config } from '../config.js';
 import * as paymentsDb from '../db/payments.js';
-import { PAYMENT_COLUMNS, type PaymentRow } from '../db/payments.js';
+import type { PaymentRow } from '../db/payments.js';
+import type { Pool } from '../db/pool.js';
 import type { ProviderSlug } from '../domain/types.js';
-import type { Gateway } from '../gateway.js';
+import type { ProviderRegistry } from '../providers/registry.js';
 import type { PaymentProvider, ProviderContext } from '../providers/types.js';
 import { finalizePayment } from './finalize.js';
 import { describeAction, describeError, paymentQuestion } from './providerStatus.js';
 
 const RECHECK_AFTER_MS = 2 * 60_000;
+
+/** What the reconciler takes from the process. */
+export interface ReconcilerDeps {
+  pool: Pool;
+  providers: ProviderRegistry;
+  config: Pick<Config, 'providerTimeoutMs' | 'idrPspDirectQr'>;
+  log: { warn(obj: object, msg: string): void };
+  now(): number;
+}
 
 /**
  * The safety net for a lost provider webhook and for a registration that never completed:
@@ -17,18 +28,10 @@ const RECHECK_AFTER_MS = 2 * 60_000;
  * provider's answer is found here too. The claim pushes the deadline forward, so instances
  * never ask twice at once.
  */
-export async function reconcileDue(gw: Gateway, limit = 20): Promise<number> {
-  const claimedUntil = new Date(Date.now() + RECHECK_AFTER_MS);
-  const due = await gw.pool.query<PaymentRow>(
-    `UPDATE payments SET provider_deadline = $2
-     WHERE id IN (
-       SELECT id FROM payments
-       WHERE status = 'initiated' AND provider_deadline < now()
-       ORDER BY provider_deadline LIMIT $1 FOR UPDATE SKIP LOCKED)
-     RETURNING ${PAYMENT_COLUMNS}`,
-    [limit, claimedUntil],
-  );
-  for (const claimed of due.rows) {
+export async function reconcileDue(gw: ReconcilerDeps, limit = 20): Promise<number> {
+  const claimedUntil = new Date(gw.now() + RECHECK_AFTER_MS);
+  const due = await paymentsDb.claimDuePayments(gw.pool, limit, claimedUntil);
+  for (const claimed of due) {
     const slug = claimed.provider as ProviderSlug;
     const endpoint = gw.providers.endpoint(slug, claimed.mode);
     if (!endpoint) continue;
@@ -51,7 +54,7 @@ export async function reconcileDue(gw: Gateway, limit = 20): Promise<number> {
       );
     }
   }
-  return due.rows.length;
+  return due.length;
 }
 
 /**
@@ -63,7 +66,7 @@ export async function reconcileDue(gw: Gateway, limit = 20): Promise<number> {
  * Returns the registered payment, or null when nothing more is to be done now.
  */
 async function resolveRegistration(
-  gw: Gateway,
+  gw: ReconcilerDeps,
   provider: PaymentProvider,
   ctx: ProviderContext,
   payment: PaymentRow,
@@ -101,12 +104,17 @@ async function resolveRegistration(
 
 /** The provider's current status of the payment, applied exactly as its webhook would be. */
 async function applyProviderStatus(
-  gw: Gateway,
+  gw: ReconcilerDeps,
   provider: PaymentProvider,
   ctx: ProviderContext,
   payment: PaymentRow,
 ): Promise<void> {
-  const ref = { paymentId: payment.id, providerRef: payment.provider_ref };
+  const ref = {
+    paymentId: payment.id,
+    providerRef: payment.provider_ref,
+    createdAt: payment.created_at,
+    method: payment.method,
+  };
   const action = await provider.fetchStatus(ctx, ref);
   await recordPaymentCheck(gw.pool, payment.id, {
     asked: paymentQuestion(payment),

@@ -3,10 +3,11 @@ import * as idem from '../db/idempotency.js';
 import { recordRefundCheck } from '../db/checks.js';
 import { enqueueEvent } from '../db/outbox.js';
 import { findPayment, type PaymentRow } from '../db/payments.js';
-import { durable, withTransaction, type Pool } from '../db/pool.js';
+import { refundLateChargeException } from '../db/exceptions.js';
+import { durable, withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import * as refundsDb from '../db/refunds.js';
 import type { RefundRow } from '../db/refunds.js';
-import { ApiError, notFoundPayment } from '../domain/errors.js';
+import { apiError, ApiError, notFoundPayment, notConfigured } from '../domain/errors.js';
 import { refundEventBody } from '../domain/events.js';
 import { isPaymentId, newId } from '../domain/ids.js';
 import { isIntegerIn, optionalString, parseJsonObject } from '../domain/paymentRequest.js';
@@ -18,10 +19,17 @@ import {
 } from '../domain/schemas.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
-import { ProviderError } from '../providers/types.js';
+import { BadReference, ProviderError, type InboundAction } from '../providers/types.js';
 import type { Audit, AuditChange } from './audit.js';
+import { recordException } from './exceptions.js';
 import { refundLearned, refundQuestion } from './providerStatus.js';
 import { idempotencyScope, runIdempotent, type Claim, type StoredResponse } from './idempotency.js';
+import {
+  ALREADY_FINALIZED,
+  applied,
+  type Applied,
+  type ProviderEventDeps,
+} from './providerEvent.js';
 
 export interface RefundServiceDeps {
   pool: Pool;
@@ -52,7 +60,7 @@ export function toRefundView(r: RefundRow) {
   };
 }
 
-const bad = (reason: string) => new ApiError(400, reason);
+const bad = (reason: string) => apiError('invalid', reason);
 
 /** The rules of the CREATE_REFUND and ADMIN_REFUND schemas (src/domain/schemas.ts). */
 function parseRefundFields(body: Record<string, unknown>): RefundRequest {
@@ -122,23 +130,24 @@ export async function refundPayment(
       if (resumed.provider_ref) return created(resumed);
       return callProvider(deps, payment, resumed);
     }
+    // The provider's event settled it while the first answer was lost: the retry answers
+    // with that refund, as the lost answer would have, instead of 'already has a refund'.
+    if (resumed?.status === 'succeeded' && resumed.payment_id === payment.id) {
+      return created(resumed);
+    }
   }
   if (payment.status !== 'succeeded') {
-    throw new ApiError(
-      422,
-      `payment must be in 'succeeded' state to refund (got ${payment.status})`,
-    );
+    throw apiError('refund_needs_succeeded', payment.status);
   }
   const amount = req.amountMinor ?? payment.amount_minor;
-  if (amount > payment.amount_minor)
-    throw new ApiError(422, 'refund amount exceeds payment amount');
+  if (amount > payment.amount_minor) throw apiError('refund_exceeds_amount');
   if (await refundsDb.activeRefundFor(deps.pool, payment.id)) {
-    throw new ApiError(422, 'payment already has a refund');
+    throw apiError('already_refunded');
   }
   const slug = payment.provider as ProviderSlug;
   if (!deps.providers.get(slug).refund) {
     // docs/api.md#refunds-per-provider: card_psp has no refund API; its own refund event creates the record later.
-    throw new ApiError(502, `refund failed: ${slug} refunds are made at the provider`);
+    throw apiError('refund_failed', `${slug} refunds are made at the provider`);
   }
   const refund = await withTransaction(deps.pool, async (tx) => {
     const row = await refundsDb.insertInitiatedRefund(tx, {
@@ -155,7 +164,7 @@ export async function refundPayment(
     if (row && deps.audit) await deps.audit(tx, refundAuditChange(row));
     return row;
   });
-  if (!refund) throw new ApiError(422, 'payment already has a refund');
+  if (!refund) throw apiError('already_refunded');
   return callProvider(deps, payment, refund);
 }
 
@@ -220,9 +229,9 @@ async function callProvider(
     await settleWithEvent(deps, payment, refund.id, {
       status: 'failed',
       providerRef: null,
-      lastError: `${slug} is not configured for ${payment.mode} mode`,
+      lastError: notConfigured(slug, payment.mode),
     });
-    throw new ApiError(502, `refund failed: ${slug} is not configured for ${payment.mode} mode`);
+    throw apiError('refund_failed', notConfigured(slug, payment.mode));
   }
   // Money moves at the provider next: the refund row that blocks a second one must be on disk.
   await durable(deps.pool);
@@ -247,13 +256,13 @@ async function callProvider(
         providerRef: null,
         lastError: err.providerText,
       });
-      throw new ApiError(502, `refund failed: ${err.providerText}`);
+      throw apiError('refund_failed', err.providerText);
     }
     // Unknown outcome: the refund stays initiated (it blocks a second one); a retry with the
     // same Idempotency-Key asks the provider again with the same refund id.
     const text = err instanceof ProviderError ? err.providerText : 'provider unreachable';
     deps.log.warn({ err, refund_id: refund.id }, 'provider refund indeterminate');
-    throw new ApiError(502, `refund failed: ${text}`);
+    throw apiError('refund_failed', text);
   }
   const settled = await settleWithEvent(deps, payment, refund.id, {
     status: result.status === 'succeeded' ? 'succeeded' : 'initiated',
@@ -297,16 +306,8 @@ async function settleWithEvent(
  * instances never resend one at the same time.
  */
 export async function retryUnansweredRefunds(deps: RefundServiceDeps, limit = 20): Promise<number> {
-  const due = await deps.pool.query<RefundRow>(
-    `UPDATE refunds SET updated_at = now()
-     WHERE id IN (
-       SELECT id FROM refunds
-       WHERE status = 'initiated' AND provider_ref IS NULL AND updated_at < now() - interval '5 minutes'
-       ORDER BY updated_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-     RETURNING ${refundsDb.REFUND_COLUMNS}`,
-    [limit],
-  );
-  for (const refund of due.rows) {
+  const due = await refundsDb.claimUnansweredRefunds(deps.pool, limit);
+  for (const refund of due) {
     const payment = await findPayment(deps.pool, refund.payment_id);
     if (!payment) continue;
     const asked = refundQuestion(refund);
@@ -322,5 +323,87 @@ export async function retryUnansweredRefunds(deps: RefundServiceDeps, limit = 20
         deps.log.warn({ err, refund_id: refund.id }, 'refund retry failed');
     }
   }
-  return due.rows.length;
+  return due.length;
+}
+
+/**
+ * A provider's refund event: settles a refund we started (matched by the provider's refund
+ * id, or our initiated refund awaiting one) through the one settlement path, or records a
+ * refund made at the provider; refund.<outcome> is enqueued in the same transaction.
+ */
+export async function applyProviderRefund(
+  deps: Pick<ProviderEventDeps, 'pool' | 'log'>,
+  slug: ProviderSlug,
+  payment: PaymentRow,
+  action: Extract<InboundAction, { kind: 'refund' }>,
+): Promise<Applied> {
+  const result = await withTransaction(deps.pool, async (tx) => {
+    const found = await refundsDb.lockRefundForProviderEvent(
+      tx,
+      slug,
+      action.providerRefundRef,
+      payment.id,
+    );
+    // A provider event is applied only to the payment it names: another payment's refund is
+    // a bad reference, never settled or answered already_finalized (docs/api.md#provider-webhooks).
+    if (found && found.payment_id !== payment.id) {
+      throw new BadReference(
+        `refund ${JSON.stringify(action.providerRefundRef)} belongs to another payment`,
+      );
+    }
+    if (found && found.status !== 'initiated') return null;
+    const refund = found
+      ? await refundsDb.settleRefund(tx, found.id, {
+          status: action.outcome,
+          providerRef: action.providerRefundRef,
+          lastError: action.errorText,
+        })
+      : await refundsDb.insertProviderRefund(tx, {
+          id: newId(),
+          payment_id: payment.id,
+          app_id: payment.app_id,
+          mode: payment.mode,
+          status: action.outcome,
+          amount_minor: action.amountMinor ?? payment.amount_minor,
+          currency: payment.currency,
+          provider: slug,
+          provider_ref: action.providerRefundRef,
+          last_error: action.errorText ?? '',
+        });
+    if (!refund) return null;
+    if (!found && refund.status === 'succeeded') await unrequestedRefund(tx, deps, payment, refund);
+    const eventType = action.outcome === 'succeeded' ? 'refund.succeeded' : 'refund.failed';
+    await enqueueEvent(tx, {
+      appId: payment.app_id,
+      paymentId: payment.id,
+      refundId: refund.id,
+      eventType,
+      body: refundEventBody(eventType, refund, payment.metadata, new Date()),
+    });
+    return refund;
+  });
+  return result ? applied('changed', `refund_${action.outcome}`) : ALREADY_FINALIZED;
+}
+
+/**
+ * A refund made at the provider on a payment that never succeeded: it gives back a late
+ * charge waiting for the operator (that exception is then refunded), or else it is money the
+ * gateway did not ask to move, an unrequested_refund exception. Runs in the refund's
+ * transaction.
+ */
+async function unrequestedRefund(
+  tx: Queryable,
+  deps: Pick<ProviderEventDeps, 'log'>,
+  payment: PaymentRow,
+  refund: RefundRow,
+): Promise<void> {
+  const now = await findPayment(tx, payment.id);
+  if (!now || now.status === 'succeeded') return;
+  if (await refundLateChargeException(tx, payment.id)) return;
+  await recordException(tx, deps.log, now, {
+    kind: 'unrequested_refund',
+    providerRef: refund.provider_ref ?? '',
+    amountMinor: refund.amount_minor,
+    currency: refund.currency,
+  });
 }

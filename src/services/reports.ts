@@ -19,7 +19,7 @@ import {
 } from '../db/reports.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { DAY_MS, utcDay, utcDayStart, type Window } from '../domain/adminQuery.js';
-import { ApiError, notFoundPayment } from '../domain/errors.js';
+import { apiError, notFoundPayment } from '../domain/errors.js';
 import { isPaymentId } from '../domain/ids.js';
 import type { PaymentSearch } from '../domain/paymentSearch.js';
 import { CURRENCY_EXPONENT } from '../domain/money.js';
@@ -236,6 +236,8 @@ export interface PaymentListItem {
   created_at: string;
   updated_at: string;
   finalized_at: string | null;
+  /** A test-mode payment's metadata.test_scenario (docs/testing.md). */
+  test_scenario: string | null;
 }
 
 /** Newest first; `before` is the id of the last row of the previous page (docs/api.md#query-parameters). */
@@ -250,12 +252,12 @@ export async function listPayments(
   },
 ): Promise<{ mode: Mode | ''; payments: PaymentListItem[] }> {
   if (q.status !== null && !(PAYMENT_STATUSES as readonly string[]).includes(q.status)) {
-    throw new ApiError(400, `status must be one of ${PAYMENT_STATUSES.join(', ')}`);
+    throw apiError('invalid', `status must be one of ${PAYMENT_STATUSES.join(', ')}`);
   }
   let before = null;
   if (q.before !== null) {
     before = isPaymentId(q.before) ? await paymentCursor(db, q.before) : null;
-    if (!before) throw new ApiError(400, 'before must be a payment id from a previous page');
+    if (!before) throw apiError('invalid', 'before must be a payment id from a previous page');
   }
   const rows = await listPaymentRows(db, {
     mode: q.mode === '' ? null : q.mode,
@@ -282,6 +284,7 @@ export async function listPayments(
       created_at: r.created_at.toISOString(),
       updated_at: r.updated_at.toISOString(),
       finalized_at: r.finalized_at?.toISOString() ?? null,
+      test_scenario: r.test_scenario,
     })),
   };
 }
@@ -329,7 +332,7 @@ export async function listRefunds(
   let before = null;
   if (q.before !== null) {
     before = isPaymentId(q.before) ? await refundCursor(db, q.before) : null;
-    if (!before) throw new ApiError(400, 'before must be a refund id from a previous page');
+    if (!before) throw apiError('invalid', 'before must be a refund id from a previous page');
   }
   const rows = await listRefundRows(db, {
     mode: q.mode === '' ? null : q.mode,

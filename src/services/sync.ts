@@ -7,7 +7,7 @@
 import { recordPaymentCheck } from '../db/checks.js';
 import { findPayment } from '../db/payments.js';
 import { withTransaction, type Pool } from '../db/pool.js';
-import { ApiError, notFoundPayment } from '../domain/errors.js';
+import { apiError, notFoundPayment, notConfigured } from '../domain/errors.js';
 import { isPaymentId } from '../domain/ids.js';
 import { ProviderError } from '../providers/types.js';
 import type { Audit } from './audit.js';
@@ -39,10 +39,7 @@ export async function syncPayment(
   if (payment.status !== 'initiated') return toPaymentView(payment);
   const call = statusCall(deps, payment);
   if (!call) {
-    throw new ApiError(
-      502,
-      `sync failed: ${payment.provider} is not configured for ${payment.mode} mode`,
-    );
+    throw apiError('sync_failed', notConfigured(payment.provider, payment.mode));
   }
   const asked = paymentQuestion(payment);
   const record = (learned: string, outcome: string, finalize?: FinalizeInput) =>
@@ -66,7 +63,7 @@ export async function syncPayment(
     action = await call.provider.fetchStatus(call.ctx, call.ref);
   } catch (err) {
     await record(describeError(err), 'error');
-    throw new ApiError(502, `sync failed: ${providerText(err)}`);
+    throw apiError('sync_failed', providerText(err));
   }
   let learned = describeAction(action);
   if (action.kind === 'payment') {
@@ -87,7 +84,7 @@ export async function syncPayment(
         await record(learned, 'failed', { outcome: 'failed', errorText: err.providerText });
       } else {
         await record(`${learned}; capture ${describeError(err)}`, 'error');
-        throw new ApiError(502, `sync failed: ${providerText(err)}`);
+        throw apiError('sync_failed', providerText(err));
       }
     }
   } else {

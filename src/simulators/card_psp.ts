@@ -5,8 +5,8 @@
  */
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Gateway } from '../gateway.js';
-import { rawBody } from '../http/reply.js';
+import type { SimulatorHost } from './host.js';
+import { rawBody } from './reply.js';
 import type { WireMetadata } from '../providers/card_psp/wire.js';
 import {
   derivedId,
@@ -17,7 +17,9 @@ import {
   type SimCheckout,
   type SimContext,
 } from './card_psp/objects.js';
-import { simulatorEndpoint } from './credentials.js';
+import { simulatorEndpoint } from '../providers/testMode.js';
+import { scenarioOfCheckout, staleCheckout } from './card_psp/faults.js';
+import { faultsFor, REGISTRATION_5XX_TEXT, registrationFault } from './faults.js';
 import {
   SIM_ACTIONS,
   SimStore,
@@ -252,7 +254,7 @@ function formatAmount(minor: number, currency: string): string {
   return `${(minor / 100).toFixed(2)} ${currency.toUpperCase()}`;
 }
 
-export function cardPspSimulator(gw: Gateway, clock: SimClock) {
+export function cardPspSimulator(gw: SimulatorHost, clock: SimClock) {
   return async (app: FastifyInstance) => {
     const checkouts = new SimStore<SimCheckout>(gw.pool, 'card_psp', 'checkout');
     const subscriptions = new SimStore<SimSubscriptionIndex>(gw.pool, 'card_psp', 'subscription');
@@ -376,6 +378,13 @@ export function cardPspSimulator(gw: Gateway, clock: SimClock) {
             subscription: null,
           };
           const stored = await checkouts.create(id, checkout, key);
+          // docs/testing.md: the first answer of a registration_* scenario is lost or a 500.
+          const scenario = scenarioOfCheckout(stored.data);
+          const fault = await registrationFault(checkouts, stored.data.id, scenario);
+          if (fault === 'registration_5xx') {
+            return apiError(reply, 500, 'InternalServerError', REGISTRATION_5XX_TEXT);
+          }
+          if (fault === 'registration_timeout') return faultsFor(gw).loseAnswer(reply);
           const wire = wireCheckout(stored.data, context(clock.now()));
           return reply.code(201).type('application/json').send(JSON.stringify(wire));
         };
@@ -449,12 +458,23 @@ export function cardPspSimulator(gw: Gateway, clock: SimClock) {
           await subscriptions.create(after.subscription.id, { checkout_id: after.id });
         }
         const secret = endpoint.webhookSecret;
-        let result: ActionResult = { gateway_status: 0, gateway_body: '' };
-        for (const event of buildEvents(action, after, context(nowMs))) {
+        const send = (event: CardPspEventBody) => () => {
           const body = JSON.stringify(event);
           // Signature time is wall time: the gateway checks it against its own clock.
-          result = await deliverToGateway(gw, 'card_psp', signCardPspEvent(secret, body), body);
-        }
+          return deliverToGateway(gw, 'card_psp', signCardPspEvent(secret, body), body);
+        };
+        // docs/testing.md: the checkout's test_scenario decides how the events go out.
+        const stale = staleCheckout(action, after, CHECKOUT_TTL_MS);
+        const staleEvent: CardPspEventBody | null = stale && {
+          type: 'checkout.updated',
+          timestamp: iso(nowMs),
+          data: { ...wireCheckout(stale, context(nowMs)) },
+        };
+        const result: ActionResult = await faultsFor(gw).deliver(
+          scenarioOfCheckout(after),
+          buildEvents(action, after, context(nowMs)).map(send),
+          staleEvent ? send(staleEvent) : undefined,
+        );
         return replyToAction(req.headers.accept, reply, result, {
           pageUrl: pageUrl(after.id),
           returnUrl: after.success_url || undefined,

@@ -1,7 +1,18 @@
 import type { FastifyReply } from 'fastify';
-import type { Queryable } from '../db/pool.js';
+import type { Pool, Queryable } from '../db/pool.js';
+import {
+  findSimObject,
+  findSimObjectByIdempotencyKey,
+  insertLinkedSimObject,
+  insertSimObject,
+  updateSimObject,
+  type SimObjectKey,
+} from '../db/simObjects.js';
 import type { ProviderSlug } from '../domain/types.js';
-import type { Gateway } from '../gateway.js';
+import type { SimulatorHost } from './host.js';
+
+// The simulators' files take the clock from here; the process assembly owns it.
+export { SimClock } from '../domain/simClock.js';
 
 export const SIM_ACTIONS = ['pay', 'fail', 'cancel', 'expire'] as const;
 
@@ -22,23 +33,19 @@ export class SimStore<T extends object> {
     private readonly kind: string,
   ) {}
 
+  private key(id: string): SimObjectKey {
+    return { provider: this.provider, kind: this.kind, id };
+  }
+
   async get(id: string): Promise<T | null> {
     // PostgreSQL text cannot hold NUL: no such object, rather than a query error.
     if (id.includes('\0')) return null;
-    const res = await this.db.query<{ data: T }>(
-      'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND id = $3',
-      [this.provider, this.kind, id],
-    );
-    return res.rows[0]?.data ?? null;
+    return findSimObject<T>(this.db, this.key(id));
   }
 
   async findByIdempotencyKey(key: string): Promise<T | null> {
     if (key.includes('\0')) return null;
-    const res = await this.db.query<{ data: T }>(
-      'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND idempotency_key = $3',
-      [this.provider, this.kind, key],
-    );
-    return res.rows[0]?.data ?? null;
+    return findSimObjectByIdempotencyKey<T>(this.db, this.provider, this.kind, key);
   }
 
   /**
@@ -50,12 +57,8 @@ export class SimStore<T extends object> {
     data: T,
     idempotencyKey: string | null = null,
   ): Promise<{ created: boolean; data: T }> {
-    const res = await this.db.query<{ data: T }>(
-      `INSERT INTO sim_objects (provider, kind, id, idempotency_key, data) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT DO NOTHING RETURNING data`,
-      [this.provider, this.kind, id, idempotencyKey, JSON.stringify(data)],
-    );
-    if (res.rows[0]) return { created: true, data: res.rows[0].data };
+    const inserted = await insertSimObject(this.db, this.key(id), data, idempotencyKey);
+    if (inserted) return { created: true, data: inserted };
     const existing =
       (idempotencyKey && (await this.findByIdempotencyKey(idempotencyKey))) || (await this.get(id));
     if (!existing) throw new Error('simulator object vanished during create');
@@ -71,19 +74,8 @@ export class SimStore<T extends object> {
     data: T,
     links: { kind: string; id: string; data: object }[],
   ): Promise<{ created: boolean; data: T }> {
-    const res = await this.db.query<{ data: T }>(
-      `WITH main AS (
-         INSERT INTO sim_objects (provider, kind, id, data) VALUES ($1, $2, $3, $4)
-         ON CONFLICT DO NOTHING RETURNING data),
-       linked AS (
-         INSERT INTO sim_objects (provider, kind, id, data)
-         SELECT $1, l.kind, l.id, l.data FROM jsonb_to_recordset($5::jsonb) AS l(kind text, id text, data jsonb)
-         WHERE EXISTS (SELECT 1 FROM main)
-         ON CONFLICT DO NOTHING)
-       SELECT data FROM main`,
-      [this.provider, this.kind, id, JSON.stringify(data), JSON.stringify(links)],
-    );
-    if (res.rows[0]) return { created: true, data: res.rows[0].data };
+    const inserted = await insertLinkedSimObject(this.db, this.key(id), data, links);
+    if (inserted) return { created: true, data: inserted };
     const existing = await this.get(id);
     if (!existing) throw new Error('simulator object vanished during create');
     return { created: false, data: existing };
@@ -95,41 +87,15 @@ export class SimStore<T extends object> {
    */
   async update(id: string, update: (current: T) => T | null): Promise<T | null> {
     if (id.includes('\0')) return null;
-    const db = this.db as Queryable & { connect?: () => Promise<import('pg').PoolClient> };
+    const db = this.db as Queryable & Partial<Pick<Pool, 'connect'>>;
     if (!db.connect) throw new Error('SimStore.update needs a pool');
-    const client = await db.connect();
-    try {
-      await client.query('BEGIN');
-      const res = await client.query<{ data: T }>(
-        'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND id = $3 FOR UPDATE',
-        [this.provider, this.kind, id],
-      );
-      const current = res.rows[0]?.data;
-      if (!current) {
-        await client.query('ROLLBACK');
-        return null;
-      }
-      const next = update(current);
-      if (next) {
-        await client.query(
-          `UPDATE sim_objects SET data = $4, updated_at = now() WHERE provider = $1 AND kind = $2 AND id = $3`,
-          [this.provider, this.kind, id, JSON.stringify(next)],
-        );
-      }
-      await client.query('COMMIT');
-      return next ?? current;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    return updateSimObject(db as Pool, this.key(id), update);
   }
 }
 
 /** Posts a provider webhook to this gateway exactly as the real provider would. */
 export async function deliverToGateway(
-  gw: Gateway,
+  gw: Pick<SimulatorHost, 'urls'>,
   provider: ProviderSlug,
   headers: Record<string, string>,
   body: string,
@@ -159,6 +125,8 @@ export interface CheckoutPageInfo {
   actionBase: string;
   actions?: readonly string[];
   returnUrl?: string;
+  /** A picture for the buyer to scan (the QR code image), shown above the details. */
+  imageUrl?: string;
 }
 
 /** The hosted page a test-mode buyer sees: one button per simulator action. */
@@ -190,7 +158,11 @@ table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem;bo
 form{display:inline-block;margin:.5rem .5rem 0 0}button{font-size:1rem;padding:.5rem 1rem}
 .banner{background:#fff3cd;padding:.5rem;border-radius:4px}</style></head>
 <body><p class="banner">Test mode: ${escapeHtml(info.provider)} simulator. No money moves.</p>
-<h1>${escapeHtml(info.title)}</h1><table>${rows}</table>
+<h1>${escapeHtml(info.title)}</h1>${
+    info.imageUrl
+      ? `<p><img class="qr" src="${escapeHtml(info.imageUrl)}" alt="QR code to scan" width="264" height="264"></p>`
+      : ''
+  }<table>${rows}</table>
 <div>${buttons}</div>${back}</body></html>`;
   return reply.code(200).type('text/html; charset=utf-8').send(html);
 }
@@ -222,24 +194,3 @@ export function replyToAction(
 
 /** The furthest POST /sim/clock may move the simulators ahead of real time: ten years. */
 export const MAX_SIM_CLOCK_OFFSET_MS = 10 * 365 * 86_400_000;
-
-/**
- * The simulators' clock. Tests move it forward (POST /sim/clock, or directly in-process) to
- * pass QR expiry and refund windows without waiting; it never affects the gateway's own clock.
- */
-export class SimClock {
-  private offsetMs = 0;
-  /** How far ahead of real time the simulators are. */
-  get offset(): number {
-    return this.offsetMs;
-  }
-  now(): number {
-    return Date.now() + this.offsetMs;
-  }
-  advance(ms: number): void {
-    this.offsetMs += ms;
-  }
-  reset(): void {
-    this.offsetMs = 0;
-  }
-}

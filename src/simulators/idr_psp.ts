@@ -1,7 +1,7 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Gateway } from '../gateway.js';
-import { header, rawBody, sendJson, sendText } from '../http/reply.js';
+import type { SimulatorHost } from './host.js';
+import { header, rawBody, sendJson, sendText } from './reply.js';
 import { basicAuth, formatProviderTime, QR_EXPIRY_MINUTES } from '../providers/idr_psp/wire.js';
 import {
   deliverToGateway,
@@ -12,7 +12,7 @@ import {
   type ActionResult,
   type SimClock,
 } from './common.js';
-import { simulatorEndpoint } from './credentials.js';
+import { simulatorEndpoint } from '../providers/testMode.js';
 import {
   decideCancel,
   decideRefund,
@@ -21,16 +21,28 @@ import {
   settlePendingRefund,
   type CancelOutcome,
 } from './idr_psp/refunds.js';
+import { faultsFor, REGISTRATION_5XX_TEXT } from './faults.js';
+import {
+  pendingView,
+  registrationFaultOf,
+  scenarioOfTransaction,
+  settleRefundLater,
+} from './idr_psp/faults.js';
+import { qrPng } from './idr_psp/qrImage.js';
 import {
   applyAction,
   buildIdrNotification,
   expired,
   FINISHED_WORD,
   isDue,
+  isChosen,
   isPaid,
   isSimChannel,
+  signatureKey,
+  choose,
   merchantIdFor,
   newTransaction,
+  qrCodeUrl,
   rupiahText,
   SIM_CHANNELS,
   transactionWire,
@@ -45,14 +57,14 @@ export { buildIdrNotification } from './idr_psp/transactions.js';
 const SWEEP_INTERVAL_MS = 5_000;
 
 interface Sim {
-  gw: Gateway;
+  gw: SimulatorHost;
   clock: SimClock;
   serverKey: string;
   transactions: SimStore<SimTransaction>;
   refs: SimStore<SimRef>;
 }
 
-function simFor(gw: Gateway, clock: SimClock): Sim {
+function simFor(gw: SimulatorHost, clock: SimClock): Sim {
   return {
     gw,
     clock,
@@ -63,7 +75,7 @@ function simFor(gw: Gateway, clock: SimClock): Sim {
 }
 
 /** Where browsers (checkout pages, QR images) reach the simulator. */
-function publicBase(gw: Gateway): string {
+function publicBase(gw: SimulatorHost): string {
   return `${gw.urls.public}/sim/idr_psp`;
 }
 
@@ -72,8 +84,17 @@ async function notify(
   tx: SimTransaction,
   failedRefund?: SimRefund,
 ): Promise<ActionResult> {
-  const body = buildIdrNotification(tx, sim.serverKey, publicBase(sim.gw), failedRefund);
-  return deliverToGateway(sim.gw, 'idr_psp', {}, JSON.stringify(body));
+  const send = (t: SimTransaction, refund?: SimRefund) => () => {
+    const body = buildIdrNotification(t, sim.serverKey, publicBase(sim.gw), refund);
+    return deliverToGateway(sim.gw, 'idr_psp', {}, JSON.stringify(body));
+  };
+  // docs/testing.md: the payment's test_scenario decides how the notification goes out.
+  const earlier = failedRefund ? null : pendingView(tx);
+  return faultsFor(sim.gw).deliver(
+    scenarioOfTransaction(tx),
+    send(tx, failedRefund),
+    earlier ? send(earlier) : undefined,
+  );
 }
 
 /** The paying-wallet actions on a paid transaction with a pending cross-wallet refund. */
@@ -103,13 +124,17 @@ function actionParam(req: FastifyRequest, name: string): string | undefined {
  * sends each one's expire notification. Safe on several instances at once: the row lock in
  * SimStore.update lets exactly one of them move a transaction, and only that one notifies.
  */
-export async function expireDueIdrTransactions(gw: Gateway, clock: SimClock): Promise<number> {
+export async function expireDueIdrTransactions(
+  gw: SimulatorHost,
+  clock: SimClock,
+): Promise<number> {
   const sim = simFor(gw, clock);
   const now = clock.now();
   const due = await gw.pool.query<{ id: string }>(
     `SELECT id FROM sim_objects
       WHERE provider = 'idr_psp' AND kind = 'transaction'
         AND data->>'transaction_status' = 'pending' AND (data->>'expiry_ms')::bigint <= $1
+        AND coalesce(data->>'chosen', 'true') <> 'false'
       ORDER BY (data->>'expiry_ms')::bigint LIMIT 100`,
     [now],
   );
@@ -180,6 +205,37 @@ function coreError(
   });
 }
 
+/** The charge answer's status_message per channel, as the provider words it. */
+const CHARGE_CREATED: Record<SimChannel, string> = {
+  other_qris: 'QRIS transaction is created',
+  bca_va: 'Success, Bank Transfer transaction is created',
+  bni_va: 'Success, Bank Transfer transaction is created',
+  bri_va: 'Success, Bank Transfer transaction is created',
+  permata_va: 'Success, PERMATA VA transaction is successful',
+  echannel: 'OK, Mandiri Bill transaction is successful',
+};
+
+/** The channel a Core API charge asks for (payment_type, bank_transfer.bank). */
+function chargeChannel(body: Record<string, unknown>): SimChannel | { problem: string } {
+  switch (body.payment_type) {
+    case 'qris':
+      return 'other_qris';
+    case 'echannel':
+      return 'echannel';
+    case 'bank_transfer': {
+      const bank = obj(body.bank_transfer).bank;
+      const channel = typeof bank === 'string' ? `${bank}_va` : '';
+      return isSimChannel(channel)
+        ? channel
+        : { problem: 'bank_transfer.bank must be one of bca, bni, bri, permata' };
+    }
+    default:
+      return {
+        problem: 'payment_type must be qris, bank_transfer or echannel (the channels simulated)',
+      };
+  }
+}
+
 /** The registration rules both Snap and the Core API enforce; null when the request is fine. */
 function registrationProblem(
   details: Record<string, unknown>,
@@ -193,6 +249,10 @@ function registrationProblem(
   const gross = details.gross_amount;
   if (typeof gross !== 'number' || !Number.isSafeInteger(gross) || gross <= 0) {
     return 'transaction_details.gross_amount must be a positive integer';
+  }
+  // The QR's amount field (EMV ID 54) holds at most 13 characters.
+  if (channel === 'other_qris' && gross > 9_999_999_999_999) {
+    return 'transaction_details.gross_amount is too large for qris';
   }
   const email = customer.email;
   if (typeof email !== 'string' || !/^[^\s@]+@[^\s@]+$/.test(email)) {
@@ -229,6 +289,19 @@ async function byRef(sim: Sim, ref: string): Promise<SimTransaction | null> {
   return r ? sim.transactions.get(r.order_id) : null;
 }
 
+/**
+ * The transaction a Core API path names, by order_id or transaction_id. A Snap order whose
+ * buyer has not chosen a channel is no transaction yet: the provider answers 404 for it.
+ */
+async function coreTransaction(sim: Sim, id: string): Promise<SimTransaction | null> {
+  let tx = await sim.transactions.get(id);
+  if (!tx) {
+    const byId = await byRef(sim, id);
+    tx = byId && byId.transaction_id === id ? byId : null;
+  }
+  return tx && isChosen(tx) ? tx : null;
+}
+
 /** The status as the provider would report it now: a pending one past expiry has expired. */
 function current(tx: SimTransaction, now: number): SimTransaction {
   return isDue(tx, now) ? expired(tx) : tx;
@@ -237,45 +310,34 @@ function current(tx: SimTransaction, now: number): SimTransaction {
 function renderPage(sim: Sim, reply: FastifyReply, ref: string, tx: SimTransaction) {
   const ch = SIM_CHANNELS[tx.channel];
   const view = current(tx, sim.clock.now());
-  const details: [string, string][] = [
-    ['Order ID', tx.order_id],
-    ['Method', ch.label],
-  ];
-  if (tx.va_number) details.push(['VA number', tx.va_number]);
-  if (tx.bill_key && tx.biller_code) {
-    details.push(['Biller code', tx.biller_code], ['Bill key', tx.bill_key]);
+  const details: [string, string][] = [['Order ID', tx.order_id]];
+  if (!isChosen(tx)) {
+    // No channel chosen yet: Pay (and the other actions) choose the first one offered.
+    const offered = (tx.enabled ?? [tx.channel]).map((c) => SIM_CHANNELS[c].label);
+    details.push(['Methods offered', offered.join(', ')]);
+  } else {
+    details.push(['Method', ch.label]);
+    if (tx.va_number) details.push(['VA number', tx.va_number]);
+    if (tx.bill_key && tx.biller_code) {
+      details.push(['Biller code', tx.biller_code], ['Bill key', tx.bill_key]);
+    }
+    if (tx.qr_string) details.push(['QR string', tx.qr_string]);
   }
-  if (tx.qr_string) details.push(['QR string', tx.qr_string]);
   details.push(['Expires', `${formatProviderTime(tx.expiry_ms)} WIB`]);
   return renderCheckoutPage(reply, {
     provider: 'idr_psp',
-    title: `Pay ${rupiahText(tx.gross_amount)} with ${ch.label}`,
+    title: isChosen(tx)
+      ? `Pay ${rupiahText(tx.gross_amount)} with ${ch.label}`
+      : `Pay ${rupiahText(tx.gross_amount)}`,
     reference: ref,
     amountText: rupiahText(tx.gross_amount),
     status: view.transaction_status,
     details,
     actionBase: `payments/${ref}`,
     actions: isPaid(tx) && hasPendingRefund(tx) ? REFUND_ACTIONS : SIM_ACTIONS,
+    ...(tx.qr_string ? { imageUrl: qrCodeUrl(publicBase(sim.gw), tx) } : {}),
     ...(tx.finish_url ? { returnUrl: tx.finish_url } : {}),
   });
-}
-
-function qrSvg(tx: SimTransaction): string {
-  const text = tx.qr_string ?? '';
-  const lines = text.match(/.{1,40}/g) ?? [];
-  const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  const rows = lines
-    .map(
-      (l, i) =>
-        `<text x="10" y="${60 + i * 16}" font-family="monospace" font-size="12">${esc(l)}</text>`,
-    )
-    .join('');
-  return (
-    `<svg xmlns="http://www.w3.org/2000/svg" width="360" height="${80 + lines.length * 16}">` +
-    `<rect width="100%" height="100%" fill="#fff" stroke="#000"/>` +
-    `<text x="10" y="30" font-family="sans-serif" font-size="16">QRIS ${esc(rupiahText(tx.gross_amount))} (test mode)</text>` +
-    `${rows}</svg>`
-  );
 }
 
 /**
@@ -323,8 +385,58 @@ async function refundAction(
   });
 }
 
+/**
+ * The buyer chooses a channel on a Snap page (parameter `method`, one of the page's channels;
+ * by default the first): the provider's transaction comes into being, pending, and the
+ * provider notifies it. Answers the chosen transaction, or null after replying with the
+ * refusal (409 for an expired page or a channel already chosen, 400 for a channel not offered).
+ */
+async function chooseChannel(
+  sim: Sim,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  found: SimTransaction,
+): Promise<SimTransaction | null> {
+  const offered = found.enabled ?? [found.channel];
+  const method = actionParam(req, 'method') ?? offered[0];
+  if (!isSimChannel(method) || !offered.includes(method)) {
+    sendText(reply, 400, `method must be one of ${offered.join(', ')}`);
+    return null;
+  }
+  const now = sim.clock.now();
+  let problem = '';
+  let changed = false;
+  const tx = await sim.transactions.update(found.order_id, (cur) => {
+    if (isChosen(cur)) {
+      problem = cur.channel === method ? '' : `channel already chosen: ${cur.channel}`;
+      return null;
+    }
+    // The page lapses with the order's expiry; no transaction is ever made (and no notice).
+    if (now >= cur.expiry_ms) {
+      problem = 'the payment page has expired';
+      return null;
+    }
+    changed = true;
+    return choose(cur, method, now);
+  });
+  if (!tx) {
+    sendText(reply, 404, 'unknown reference');
+    return null;
+  }
+  if (problem) {
+    sendText(reply, 409, problem);
+    return null;
+  }
+  if (changed) {
+    await notify(sim, tx).catch((err: unknown) =>
+      sim.gw.log.warn({ err, order_id: tx.order_id }, 'idr_psp simulator: notification failed'),
+    );
+  }
+  return tx;
+}
+
 /** docs/api.md#test-mode: the idr_psp simulator (Midtrans-style Snap + Core API), mounted at /sim/idr_psp. */
-export function idrPspSimulator(gw: Gateway, clock: SimClock) {
+export function idrPspSimulator(gw: SimulatorHost, clock: SimClock) {
   return async (app: FastifyInstance) => {
     const sim = simFor(gw, clock);
 
@@ -332,21 +444,24 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
       if (!authorized(sim, req)) return snapError(reply, 401, UNAUTHORIZED);
       const body = parseBody(req);
       if (!body) return snapError(reply, 400, 'request body must be a JSON object');
-      const payments = body.enabled_payments;
-      const channel = Array.isArray(payments) && payments.length === 1 ? payments[0] : undefined;
-      if (!isSimChannel(channel)) {
+      // No enabled_payments (or an empty list): the page offers every channel.
+      const payments = body.enabled_payments ?? [];
+      if (!Array.isArray(payments) || !payments.every(isSimChannel)) {
         return snapError(
           reply,
           400,
-          `enabled_payments must name exactly one of ${Object.keys(SIM_CHANNELS).join(', ')}`,
+          `enabled_payments must name channels among ${Object.keys(SIM_CHANNELS).join(', ')}`,
         );
       }
+      const enabled: SimChannel[] =
+        payments.length > 0 ? [...new Set(payments)] : (Object.keys(SIM_CHANNELS) as SimChannel[]);
+      const channel = enabled[0] as SimChannel;
       const details = obj(body.transaction_details);
       const customer = obj(body.customer_details);
       const problem = registrationProblem(details, customer, channel);
       if (problem) return snapError(reply, 400, problem);
       let qrExpiryMinutes: number | undefined;
-      if (channel === 'other_qris' && body.expiry !== undefined) {
+      if (enabled.length === 1 && channel === 'other_qris' && body.expiry !== undefined) {
         const e = obj(body.expiry);
         const perUnit: Record<string, number> = {
           minute: 1,
@@ -379,17 +494,22 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
           orderId: details.order_id as string,
           flow: 'snap',
           channel,
+          enabled,
           grossAmount: details.gross_amount as number,
           email: customer.email as string,
           finishUrl: typeof finish === 'string' ? finish : null,
           merchantId: merchantIdFor(sim.serverKey),
           now: clock.now(),
           ...(qrExpiryMinutes !== undefined ? { qrExpiryMinutes } : {}),
+          customField1: typeof body.custom_field1 === 'string' ? body.custom_field1 : null,
         }),
       );
       if (!tx || !tx.token) {
         return snapError(reply, 400, 'transaction_details.order_id has already been taken');
       }
+      const fault = await registrationFaultOf(sim.transactions, tx);
+      if (fault === 'registration_5xx') return snapError(reply, 500, REGISTRATION_5XX_TEXT);
+      if (fault === 'registration_timeout') return faultsFor(gw).loseAnswer(reply);
       return sendJson(reply, 201, {
         token: tx.token,
         redirect_url: `${publicBase(gw)}/snap/v2/vtweb/${tx.token}`,
@@ -400,20 +520,21 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
       if (!authorized(sim, req)) return coreError(reply, 401, UNAUTHORIZED);
       const body = parseBody(req);
       if (!body) return coreError(reply, 400, 'Request body is not valid JSON');
-      if (body.payment_type !== 'qris') {
+      const channel = chargeChannel(body);
+      if (typeof channel !== 'string') {
         return coreError(reply, 400, 'One or more parameters in the payload is invalid.', [
-          'payment_type must be qris (the simulator charges QRIS only)',
+          channel.problem,
         ]);
       }
       const details = obj(body.transaction_details);
-      const problem = registrationProblem(details, obj(body.customer_details), 'other_qris');
+      const problem = registrationProblem(details, obj(body.customer_details), channel);
       if (problem) {
         return coreError(reply, 400, 'One or more parameters in the payload is invalid.', [
           problem,
         ]);
       }
       let qrExpiryMinutes: number | undefined;
-      if (body.custom_expiry !== undefined) {
+      if (body.custom_expiry !== undefined && channel === 'other_qris') {
         const e = obj(body.custom_expiry);
         const perUnit: Record<string, number> = { minute: 1, hour: 60, day: 1440 };
         const factor = typeof e.unit === 'string' ? perUnit[e.unit] : undefined;
@@ -435,15 +556,19 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
         newTransaction({
           orderId: details.order_id as string,
           flow: 'charge',
-          channel: 'other_qris',
+          channel,
           grossAmount: details.gross_amount as number,
           email: obj(body.customer_details).email as string,
           finishUrl: null,
           merchantId: merchantIdFor(sim.serverKey),
           now: clock.now(),
           ...(qrExpiryMinutes !== undefined ? { qrExpiryMinutes } : {}),
+          customField1: typeof body.custom_field1 === 'string' ? body.custom_field1 : null,
         }),
       );
+      const fault = tx && (await registrationFaultOf(sim.transactions, tx));
+      if (fault === 'registration_5xx') return coreError(reply, 500, REGISTRATION_5XX_TEXT);
+      if (fault === 'registration_timeout') return faultsFor(gw).loseAnswer(reply);
       if (!tx) {
         return coreError(
           reply,
@@ -458,19 +583,54 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
       const isNew = w.transaction_status === 'pending';
       return sendJson(reply, 200, {
         ...w,
-        ...(isNew ? { status_code: '201', status_message: 'QRIS transaction is created' } : {}),
+        ...(isNew ? { status_code: '201', status_message: CHARGE_CREATED[channel] } : {}),
       });
     });
 
+    // The Core API names a transaction by order_id or by transaction_id, everywhere.
     app.get<{ Params: { order_id: string } }>('/v2/:order_id/status', async (req, reply) => {
       if (!authorized(sim, req)) return coreError(reply, 401, UNAUTHORIZED);
-      const tx = await sim.transactions.get(req.params.order_id);
+      const tx = await coreTransaction(sim, req.params.order_id);
       if (!tx) return coreError(reply, 404, "Transaction doesn't exist.");
       const w = transactionWire(current(tx, clock.now()), {
         simBase: publicBase(gw),
         forStatusApi: true,
       });
-      return sendJson(reply, 200, w);
+      return sendJson(reply, 200, { ...w, signature_key: signatureKey(w, sim.serverKey) });
+    });
+
+    // Expire: a pending transaction is made unpayable at once (answered 407, then notified).
+    app.post<{ Params: { order_id: string } }>('/v2/:order_id/expire', async (req, reply) => {
+      if (!authorized(sim, req)) return coreError(reply, 401, UNAUTHORIZED);
+      const found = await coreTransaction(sim, req.params.order_id);
+      if (!found) return coreError(reply, 404, "Transaction doesn't exist.");
+      let moved = false;
+      const tx = await sim.transactions.update(found.order_id, (cur) => {
+        if (cur.transaction_status !== 'pending') return null;
+        moved = true;
+        return { ...expired(cur), status_message: 'Transaction expired by the merchant' };
+      });
+      if (!tx || !moved) {
+        return coreError(reply, 412, 'Merchant cannot modify the status of the transaction');
+      }
+      sendJson(reply, 200, {
+        status_code: '407',
+        status_message: 'Success, transaction has expired',
+        transaction_id: tx.transaction_id,
+        order_id: tx.order_id,
+        gross_amount: `${tx.gross_amount}.00`,
+        currency: tx.currency,
+        payment_type: SIM_CHANNELS[tx.channel].paymentType,
+        transaction_time: formatProviderTime(tx.transaction_time_ms),
+        transaction_status: 'expire',
+        fraud_status: 'accept',
+      });
+      setImmediate(() => {
+        notify(sim, tx).catch((err: unknown) =>
+          gw.log.warn({ err, order_id: tx.order_id }, 'idr_psp simulator: notification failed'),
+        );
+      });
+      return reply;
     });
 
     // Core API cancel (pending transactions only) and refund (paid ones; the online direct
@@ -485,7 +645,9 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
         const request = parsed.request;
         const now = clock.now();
         const held: { out?: CancelOutcome } = {};
-        const tx = await sim.transactions.update(req.params.order_id, (cur) => {
+        const found = await coreTransaction(sim, req.params.order_id);
+        if (!found) return coreError(reply, 404, "Transaction doesn't exist.");
+        const tx = await sim.transactions.update(found.order_id, (cur) => {
           const out = op === 'cancel' ? decideCancel(cur, now) : decideRefund(cur, request, now);
           held.out = out;
           return out.kind === 'answered' ? null : out.next;
@@ -495,6 +657,20 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
         if (out.kind === 'lapsed') {
           await notify(sim, tx).catch((err: unknown) =>
             gw.log.warn({ err, order_id: tx.order_id }, 'idr_psp simulator: notification failed'),
+          );
+        }
+        // docs/testing.md: refund_timeout loses the answer; refund_pending settles it later.
+        const scenario = out.kind === 'refunded' ? scenarioOfTransaction(tx) : null;
+        if (scenario === 'refund_timeout') return faultsFor(gw).loseAnswer(reply);
+        if (scenario === 'refund_pending' && typeof out.answer.body.refund_key === 'string') {
+          const key = out.answer.body.refund_key;
+          settleRefundLater(
+            faultsFor(gw),
+            sim.transactions,
+            () => clock.now(),
+            tx.order_id,
+            key,
+            (t) => notify(sim, t),
           );
         }
         sendJson(reply, out.answer.http, out.answer.body);
@@ -543,18 +719,31 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
       if ((header(req, 'accept') ?? '').includes('text/html')) {
         return renderPage(sim, reply, req.params.id, tx);
       }
-      return reply.code(200).type('image/svg+xml').send(qrSvg(tx));
+      return reply
+        .code(200)
+        .type('image/png')
+        .send(await qrPng(tx.qr_string));
     });
 
     app.post<{ Params: { ref: string; action: string } }>(
       '/payments/:ref/:action',
       async (req, reply) => {
         const { ref, action } = req.params;
-        const found = await byRef(sim, ref);
+        let found = await byRef(sim, ref);
         if (!found) return sendText(reply, 404, 'unknown reference');
         if (isRefundAction(action)) return refundAction(sim, req, reply, found, action, ref);
-        if (!(SIM_ACTIONS as readonly string[]).includes(action)) {
+        if (action !== 'choose' && !(SIM_ACTIONS as readonly string[]).includes(action)) {
           return sendText(reply, 404, 'unknown action');
+        }
+        if (!isChosen(found) || action === 'choose') {
+          const picked = await chooseChannel(sim, req, reply, found);
+          if (!picked) return reply;
+          found = picked;
+          if (action === 'choose') {
+            return sendJson(reply, 200, {
+              ...transactionWire(found, { simBase: publicBase(gw), forStatusApi: true }),
+            });
+          }
         }
         const act = action as (typeof SIM_ACTIONS)[number];
         const wallet = act === 'pay' ? actionParam(req, 'wallet') : undefined;
@@ -618,5 +807,6 @@ export function idrPspSimulator(gw: Gateway, clock: SimClock) {
     }, SWEEP_INTERVAL_MS);
     timer.unref();
     app.addHook('onClose', async () => clearInterval(timer));
+    app.addHook('onClose', async () => faultsFor(gw).close());
   };
 }

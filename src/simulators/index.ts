@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { Gateway } from '../gateway.js';
-import { jsonBody, sendJson, sendText } from '../http/reply.js';
 import { cardPspSimulator } from './card_psp.js';
 import { MAX_SIM_CLOCK_OFFSET_MS } from './common.js';
+import type { SimulatorHost } from './host.js';
 import { idrPspSimulator } from './idr_psp.js';
+import { jsonBody, sendJson, sendText } from './reply.js';
 import { walletPspSimulator } from './wallet_psp.js';
 
 /** docs/api.md#test-mode: the three provider simulators under /sim/<provider>/, speaking the providers' protocols. */
-export function registerSimulators(gw: Gateway) {
+export function registerSimulators(gw: SimulatorHost) {
   return async (app: FastifyInstance) => {
     const simClock = gw.simClock;
     // Moves the simulators' clock (QR expiry, refund windows); test mode only, like all of /sim.

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Gateway } from '../gateway.js';
-import { header, rawBody, sendJson, sendText } from '../http/reply.js';
+import type { SimulatorHost } from './host.js';
+import { header, rawBody, sendJson, sendText } from './reply.js';
 import {
   WP_HEADER,
   type WpCapture,
@@ -9,7 +9,9 @@ import {
   type WpResourceType,
   type WpWebhookEvent,
 } from '../providers/wallet_psp/wire.js';
-import { simulatorEndpoint } from './credentials.js';
+import { simulatorEndpoint } from '../providers/testMode.js';
+import { faultsFor, REGISTRATION_5XX_TEXT, registrationFault } from './faults.js';
+import { pendingCapture, scenarioOfOrder } from './wallet_psp/faults.js';
 import {
   SIM_ACTIONS,
   SimStore,
@@ -39,6 +41,7 @@ import {
   certPath,
   loadSigningKey,
   transmissionHeaders,
+  verifyTransmission,
   type SigningKey,
   type SigningKeyRecord,
 } from './wallet_psp/signing.js';
@@ -89,9 +92,9 @@ export interface WalletPspSim {
   tokens: SimStore<SimToken>;
 }
 
-const keyCache = new WeakMap<Gateway, Promise<SigningKey>>();
+const keyCache = new WeakMap<SimulatorHost, Promise<SigningKey>>();
 
-export function walletPspSim(gw: Gateway, clock: SimClock): WalletPspSim {
+export function walletPspSim(gw: SimulatorHost, clock: SimClock): WalletPspSim {
   const keys = new SimStore<SigningKeyRecord>(gw.pool, 'wallet_psp', 'signing_key');
   const apiBase = () => `${gw.urls.internal}/sim/wallet_psp`;
   const credentials = () =>
@@ -143,7 +146,7 @@ export function walletPspSim(gw: Gateway, clock: SimClock): WalletPspSim {
  * create/get/capture, webhook certificates, the buyer's approval page and the scripted
  * buyer actions of docs/api.md#test-mode; capture refunds and the reporting API (balances, payouts) are in simulators/wallet_psp/.
  */
-export function walletPspSimulator(gw: Gateway, clock: SimClock) {
+export function walletPspSimulator(gw: SimulatorHost, clock: SimClock) {
   const sim = walletPspSim(gw, clock);
   const { orders, tokens } = sim;
   const publicBase = () => `${gw.urls.public}/sim/wallet_psp`;
@@ -167,9 +170,24 @@ export function walletPspSimulator(gw: Gateway, clock: SimClock) {
         { href: `${sim.apiBase()}/v2/checkout/orders/${order.id}`, rel: 'up', method: 'GET' },
       ],
     };
-    return capture.status === 'COMPLETED'
-      ? deliver('PAYMENT.CAPTURE.COMPLETED', 'capture', resource, `Payment completed for ${amount}`)
-      : deliver('PAYMENT.CAPTURE.DENIED', 'capture', resource, `Payment denied for ${amount}`);
+    const send = () =>
+      capture.status === 'COMPLETED'
+        ? deliver(
+            'PAYMENT.CAPTURE.COMPLETED',
+            'capture',
+            resource,
+            `Payment completed for ${amount}`,
+          )
+        : deliver('PAYMENT.CAPTURE.DENIED', 'capture', resource, `Payment denied for ${amount}`);
+    // docs/testing.md: the order's test_scenario decides how the capture event goes out.
+    const stale = () =>
+      deliver(
+        'PAYMENT.CAPTURE.PENDING',
+        'capture',
+        pendingCapture(resource),
+        `Payment pending for ${amount}`,
+      );
+    return faultsFor(gw).deliver(scenarioOfOrder(order), send, stale);
   }
 
   /** Bearer token of an API call, or null after answering 401 as the provider does. */
@@ -190,6 +208,46 @@ export function walletPspSimulator(gw: Gateway, clock: SimClock) {
   return async (app: FastifyInstance) => {
     registerRefundRoutes(app, { gw, clock, apiBase: sim.apiBase, orders, authorize, deliver });
     registerReportingRoutes(app, { gw, clock, authorize });
+
+    // The provider's own check of a webhook delivery, for merchants that do not verify the
+    // certificate themselves (the adapter's fallback).
+    app.post('/v1/notifications/verify-webhook-signature', async (req, reply) => {
+      if (!(await authorize(req, reply))) return reply;
+      let body: unknown;
+      try {
+        body = JSON.parse(rawBody(req).toString('utf8'));
+      } catch {
+        body = null;
+      }
+      const fields = [
+        'auth_algo',
+        'cert_url',
+        'transmission_id',
+        'transmission_sig',
+        'transmission_time',
+        'webhook_id',
+      ];
+      const b = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+      const missing = fields.find((f) => typeof b[f] !== 'string' || b[f] === '');
+      const event = b.webhook_event;
+      if (missing || typeof event !== 'object' || event === null) {
+        return sendApiError(
+          reply,
+          apiError(400, {
+            field: missing ?? 'webhook_event',
+            location: 'body',
+            issue: 'MISSING_REQUIRED_PARAMETER',
+            description: 'A required field is missing.',
+          }),
+        );
+      }
+      const status = verifyTransmission(
+        await sim.signingKey(),
+        sim.credentials().webhookId ?? '',
+        b,
+      );
+      return sendJson(reply, 200, { verification_status: status });
+    });
 
     app.post('/v1/oauth2/token', async (req, reply) => {
       const creds = sim.credentials();
@@ -260,6 +318,17 @@ export function walletPspSimulator(gw: Gateway, clock: SimClock) {
         },
         requestId ? `${token.clientId}:${requestId}` : null,
       );
+      // docs/testing.md: the first answer of a registration_* scenario is lost or a 500.
+      const created = stored.data.order;
+      const fault = await registrationFault(orders, created.id, scenarioOfOrder(created));
+      if (fault === 'registration_5xx') {
+        return sendJson(reply, 500, {
+          name: 'INTERNAL_SERVER_ERROR',
+          message: REGISTRATION_5XX_TEXT,
+          debug_id: providerId(13).toLowerCase(),
+        });
+      }
+      if (fault === 'registration_timeout') return faultsFor(gw).loseAnswer(reply);
       // A replayed request id answers with the original order, 200 instead of 201.
       return sendJson(reply, stored.created ? 201 : 200, stored.data.order);
     });
@@ -423,11 +492,8 @@ export function walletPspSimulator(gw: Gateway, clock: SimClock) {
               action === 'cancel'
                 ? 'Checkout Order voided: canceled by the payer'
                 : 'Checkout Order voided: expired before it was captured';
-            result = await deliver(
-              'CHECKOUT.ORDER.VOIDED',
-              'checkout-order',
-              updated.order,
-              summary,
+            result = await faultsFor(gw).deliver(scenarioOfOrder(updated.order), () =>
+              deliver('CHECKOUT.ORDER.VOIDED', 'checkout-order', updated.order, summary),
             );
           } else {
             result = await approveAndSettle(ref, updated.order);
@@ -450,11 +516,13 @@ export function walletPspSimulator(gw: Gateway, clock: SimClock) {
     let approved: ActionResult;
     let claimed: SimOrder | null = null;
     try {
-      approved = await deliver(
-        'CHECKOUT.ORDER.APPROVED',
-        'checkout-order',
-        order,
-        'An order has been approved by buyer',
+      approved = await faultsFor(gw).deliver(scenarioOfOrder(order), () =>
+        deliver(
+          'CHECKOUT.ORDER.APPROVED',
+          'checkout-order',
+          order,
+          'An order has been approved by buyer',
+        ),
       );
     } finally {
       await orders.update(ref, (o) => {

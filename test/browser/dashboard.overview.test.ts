@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { eventually } from '../helpers/core.js';
+import { eventually } from '../helpers/eventually.js';
 import {
   ensureDashboardBuilt,
   launchBrowser,

@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { startShop, type RunningShop } from '../../examples/shop/shop.js';
+import { eventually } from '../helpers/eventually.js';
 import { sql } from '../helpers/core.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { eventually } from '../helpers/receiver.js';
+import { decodeQrPng } from '../helpers/emvQr.js';
 
 let gw: TestGateway;
 let shop: RunningShop;
@@ -160,7 +161,9 @@ test('direct QR: the checkout shows the QR on the order page instead of redirect
     assert.ok(page.includes(order.qrString));
     const img = await fetch(order.qrImageUrl);
     assert.equal(img.status, 200);
-    assert.equal(img.headers.get('content-type'), 'image/svg+xml');
+    assert.equal(img.headers.get('content-type'), 'image/png');
+    // What the shop shows is a real QR code of the string it got.
+    assert.equal(decodeQrPng(Buffer.from(await img.arrayBuffer())), order.qrString);
   } finally {
     await qrShop.stop();
     await direct.stop();

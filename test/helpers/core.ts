@@ -122,18 +122,3 @@ export async function rawSigned(
   const text = await res.text();
   return { status: res.status, text, headers: res.headers, json: <T>() => JSON.parse(text) as T };
 }
-
-/** Polls until check returns a value (bounded: no test depends on speed). */
-export async function eventually<T>(
-  check: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { simulatorEndpoint } from '../../src/simulators/credentials.js';
+import { simulatorEndpoint } from '../../src/providers/testMode.js';
 
 /** The test-mode server key the gateway's idr_psp simulator and adapter share. */
 export function idrTestServerKey(masterKey: Buffer): string {

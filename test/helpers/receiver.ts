@@ -80,17 +80,3 @@ export class Receiver {
     return this.received;
   }
 }
-
-/** Polls fn until it returns a truthy value (bounded); for state that settles asynchronously. */
-export async function eventually<T>(
-  fn: () => Promise<T | null | undefined | false>,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

@@ -605,6 +605,7 @@ describe('GET /admin/payments', () => {
           created_at: p.created.toISOString(),
           updated_at: p.created.toISOString(),
           finalized_at: p.finalized?.toISOString() ?? null,
+          test_scenario: null,
         });
       }
     });

@@ -1,12 +1,13 @@
 /**
- * docs/api.md#admin-token: every admin path refuses a missing or wrong bearer token and an app's HMAC
- * credentials (401 unauthorized), and every /v1 path refuses the admin token (401 missing
- * auth headers). Refused requests change nothing.
+ * docs/api.md#admin-token, the admin token's rules in one file: every admin path refuses a
+ * missing or wrong bearer token and an app's HMAC credentials (401 unauthorized, plain
+ * text), and every /v1 path refuses the admin token (401 missing auth headers). Refused
+ * requests change nothing.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { assertError, count, nowSeconds } from '../helpers/core.js';
+import { assertError, assertStatus, count, nowSeconds, TEXT_PLAIN } from '../helpers/core.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { sign } from '../helpers/http.js';
 
@@ -64,6 +65,10 @@ async function request(
 }
 
 describe('admin paths refuse everything but the admin token', () => {
+  test('the right token is accepted', async () => {
+    assertStatus(await gw.admin('GET', '/admin/apps'), 200);
+  });
+
   test('the admin token is accepted on every read path', async () => {
     for (const [method, path] of ADMIN_ROUTES()) {
       if (method !== 'GET') continue;
@@ -74,7 +79,17 @@ describe('admin paths refuse everything but the admin token', () => {
 
   const refusals: [string, () => Record<string, string>][] = [
     ['a missing token', () => ({})],
+    ['an empty Authorization header', () => ({ authorization: '' })],
     ['a wrong token', () => ({ authorization: 'Bearer not-the-admin-token-0123456789' })],
+    ['another wrong token', () => ({ authorization: 'Bearer wrong-token-0123456789abcdef' })],
+    ['the token with one character more', () => ({ authorization: `Bearer ${ADMIN_TOKEN}x` })],
+    [
+      'the token with one character less',
+      () => ({ authorization: `Bearer ${ADMIN_TOKEN.slice(0, -1)}` }),
+    ],
+    ['Bearer without a token', () => ({ authorization: 'Bearer ' })],
+    ['another scheme', () => ({ authorization: `Basic ${ADMIN_TOKEN}` })],
+    ['the token in another header', () => ({ 'x-admin-token': ADMIN_TOKEN })],
     [
       'the token with a different case',
       () => ({ authorization: `Bearer ${ADMIN_TOKEN.toUpperCase()}` }),
@@ -106,6 +121,30 @@ describe('admin paths refuse everything but the admin token', () => {
       });
       assertError(res, 401, 'unauthorized');
     }
+  });
+
+  test("an app's signing secret or api key as the bearer token (gw.admin): 401 unauthorized", async () => {
+    assertError(
+      await gw.admin('GET', '/admin/apps', undefined, app.signing_secret),
+      401,
+      'unauthorized',
+    );
+    assertError(await gw.admin('GET', '/admin/apps', undefined, app.api_key), 401, 'unauthorized');
+  });
+
+  test('refused admin requests change nothing: the apps list reads the same after', async () => {
+    const before = (await gw.admin('GET', '/admin/apps')).text;
+    for (const [method, path, body] of ADMIN_ROUTES()) {
+      await request(method, path, body, { authorization: 'Bearer nope' });
+    }
+    assert.equal((await gw.admin('GET', '/admin/apps')).text, before);
+  });
+
+  test('401 bodies are plain text', async () => {
+    const res = await fetch(gw.url + '/admin/apps');
+    assert.equal(res.status, 401);
+    assert.equal(res.headers.get('content-type'), TEXT_PLAIN);
+    assert.equal(await res.text(), 'unauthorized');
   });
 
   test('refused requests changed nothing', async () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
+import { eventually } from '../helpers/eventually.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { eventually } from '../helpers/receiver.js';
 import { createPayment, simAction } from '../helpers/payments.js';
 
 // Two instances on one database: the app-key cache and the settled-payment cache must never
@@ -34,7 +34,11 @@ test('regenerated keys stop working on the other instance too (NOTIFY invalidati
   assert.equal(oldOnA.status, 401);
   assert.equal(oldOnA.text, 'bad signature');
   // On the other: as soon as the notification arrives (bounded wait, no fixed sleep).
-  await eventually(async () => (await b.v1(app, 'GET', probe)).status === 401, 5000);
+  await eventually(
+    async () => (await b.v1(app, 'GET', probe)).status === 401,
+    'the old key refused on b',
+    5000,
+  );
   assert.equal((await b.v1(fresh, 'GET', probe)).status, 404);
   assert.equal((await a.v1(fresh, 'GET', probe)).status, 404);
 });
@@ -54,10 +58,14 @@ test('an allowed-providers change on one instance is honoured by the other', asy
     allowed_providers: ['card_psp'],
   });
   assert.equal(patched.status, 200);
-  await eventually(async () => {
-    const r = await b.v1(app, 'POST', '/v1/payments', body);
-    return r.status === 422 && r.text === 'provider idr_psp not allowed for this app';
-  }, 5000);
+  await eventually(
+    async () => {
+      const r = await b.v1(app, 'POST', '/v1/payments', body);
+      return r.status === 422 && r.text === 'provider idr_psp not allowed for this app';
+    },
+    'the new settings on b',
+    5000,
+  );
 });
 
 test('an initiated payment read on one instance is never stale after it settles through the other', async () => {

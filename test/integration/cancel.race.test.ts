@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import type { SimTransaction } from '../../src/simulators/idr_psp/transactions.js';
-import { eventually, sql } from '../helpers/core.js';
+import { eventually } from '../helpers/eventually.js';
+import { sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createPayment } from '../helpers/payments.js';
 

@@ -4,7 +4,7 @@ import { Polar } from '@polar-sh/sdk';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { validateEvent } from '@polar-sh/sdk/webhooks';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { simulatorEndpoint } from '../../src/simulators/credentials.js';
+import { simulatorEndpoint } from '../../src/providers/testMode.js';
 import { paymentBody, sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 

@@ -3,11 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { freePort } from '../../scripts/net.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { simulatorEndpoint } from '../../src/simulators/credentials.js';
+import { simulatorEndpoint } from '../../src/providers/testMode.js';
+import { eventually } from '../helpers/eventually.js';
 import { assertStatus, sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { paidPayment } from '../helpers/payments.js';
-import { eventually, Receiver } from '../helpers/receiver.js';
+import { Receiver } from '../helpers/receiver.js';
 
 // Live-mode apps get their webhooks. The live idr_psp endpoint is this gateway's own
 // simulator (configured like any live endpoint); webhook hosts resolve through the test

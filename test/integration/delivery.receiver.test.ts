@@ -5,12 +5,13 @@ import { newId } from '../../src/domain/ids.js';
 import type { TerminalStatus } from '../../src/domain/types.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { finalizePayment } from '../../src/services/finalize.js';
+import { eventually } from '../helpers/eventually.js';
 import {
   startWithReceiver,
   type GatewayWithReceiver,
   type TestGateway,
 } from '../helpers/gateway.js';
-import { eventually, type Receiver } from '../helpers/receiver.js';
+import { type Receiver } from '../helpers/receiver.js';
 
 // Outbound delivery (docs/api.md#outbound-webhooks, #webhook-signing, #event-bodies, #delivery-and-retries) against a real HTTP receiver. Payments are
 // finalized through the gateway's own finalize path, which enqueues in the same transaction.

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { eventually } from '../helpers/eventually.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { parseResponse, rawExchange, rawRequest, RawSocket } from '../helpers/rawHttp.js';
-import { eventually } from '../helpers/receiver.js';
 
 // Clients that send malformed, slow, silent or too many requests: every answer is plain
 // text on the wire (checked as raw bytes), and none of them holds a connection open.

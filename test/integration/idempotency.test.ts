@@ -4,7 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import { purgeExpired } from '../../src/db/idempotency.js';
 import { createPool } from '../../src/db/pool.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { assertError, assertStatus, count, eventually, paymentBody, sql } from '../helpers/core.js';
+import { eventually } from '../helpers/eventually.js';
+import { assertError, assertStatus, count, paymentBody, sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import type { HttpResult } from '../helpers/http.js';
 

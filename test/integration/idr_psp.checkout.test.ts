@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
+import { crc16 } from '../../src/simulators/idr_psp/qris.js';
+import { decodeQrPng, parseTlv } from '../helpers/emvQr.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const METHODS = ['qris', 'va_bca', 'va_mandiri', 'va_bni', 'va_bri', 'va_permata'] as const;
@@ -55,9 +57,20 @@ describe('hosted checkout (default)', () => {
       }
       assert.ok(html.includes('Rp 125.000'), 'amount in rupiah without decimals');
       assert.ok(html.includes('pending'), 'status');
-      if (method === 'qris') assert.match(html, /QR string<\/th><td>000201/);
-      else if (method === 'va_mandiri') assert.match(html, /Bill key<\/th><td>\d{12}</);
-      else assert.match(html, /VA number<\/th><td>\d{11,16}</);
+      if (method === 'qris') {
+        assert.match(html, /QR string<\/th><td>000201/);
+        // The hosted page shows the QR image; scanning it gives the page's QR string.
+        const src = /<img class="qr" src="([^"]+)"/.exec(html)?.[1] ?? '';
+        const img = await fetch(viaInternal(gw, src));
+        assert.equal(img.status, 200);
+        assert.equal(img.headers.get('content-type'), 'image/png');
+        const scanned = decodeQrPng(Buffer.from(await img.arrayBuffer()));
+        assert.ok(html.includes(`QR string</th><td>${scanned}</td>`), scanned);
+      } else {
+        assert.ok(!html.includes('<img'), 'no QR image for a virtual account');
+        if (method === 'va_mandiri') assert.match(html, /Bill key<\/th><td>\d{12}</);
+        else assert.match(html, /VA number<\/th><td>\d{11,16}</);
+      }
 
       const view = await gw.v1(app, 'GET', `/v1/payments/${body.payment_id}`);
       assert.equal(view.status, 200);
@@ -152,8 +165,11 @@ describe('direct QR registration (IDR_PSP_DIRECT_QR=true)', () => {
       headers: { accept: 'image/*' },
     });
     assert.equal(img.status, 200);
-    assert.equal(img.headers.get('content-type'), 'image/svg+xml');
-    assert.match(await img.text(), /^<svg /);
+    assert.equal(img.headers.get('content-type'), 'image/png');
+    // A QR decoder we did not write reads the QRIS string back, CRC and all.
+    const scanned = decodeQrPng(Buffer.from(await img.arrayBuffer()));
+    assert.equal(scanned, body.qr_string);
+    assert.equal(parseTlv(scanned).get('63'), crc16(scanned.slice(0, -4)));
 
     const page = await fetch(viaInternal(gw, body.checkout_url ?? ''), {
       headers: { accept: 'text/html' },
@@ -164,6 +180,7 @@ describe('direct QR registration (IDR_PSP_DIRECT_QR=true)', () => {
       assert.ok(html.includes(`>${label}</button>`), `${label} button`);
     }
     assert.ok(html.includes(body.qr_string ?? '-'));
+    assert.ok(html.includes(`<img class="qr" src="${body.qr_image_url}"`), 'the page shows the QR');
   });
 
   test('virtual accounts still go through the hosted page, without QR fields', async () => {

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import type { SimClock } from '../../src/simulators/common.js';
-import { assertError, eventually, sql } from '../helpers/core.js';
+import { eventually } from '../helpers/eventually.js';
+import { assertError, sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createPayment, paidPayment, simAction } from '../helpers/payments.js';
 

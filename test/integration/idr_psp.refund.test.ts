@@ -15,7 +15,8 @@ import {
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import type { SimClock } from '../../src/simulators/common.js';
 import type { SimTransaction } from '../../src/simulators/idr_psp/transactions.js';
-import { eventually, sql } from '../helpers/core.js';
+import { eventually } from '../helpers/eventually.js';
+import { sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createPayment, paidPayment, simAction, type CreatedPayment } from '../helpers/payments.js';
 

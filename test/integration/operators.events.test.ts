@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import type { AppWithSecrets } from '../../src/services/apps.js';
+import { eventually } from '../helpers/eventually.js';
 import { assertError, assertStatus, rawSigned, RFC3339_UTC, sql } from '../helpers/core.js';
 import { exemptAnswers } from '../helpers/openapiCheck.js';
 import { startWithReceiver, type GatewayWithReceiver } from '../helpers/gateway.js';
 import { paidPayment } from '../helpers/payments.js';
-import { eventually } from '../helpers/receiver.js';
 
 interface FeedEvent {
   id: string;

@@ -11,14 +11,8 @@ import { listMigrations, migrate, migrationsApplied } from '../../src/db/migrate
 import { createPool } from '../../src/db/pool.js';
 import { createLogger } from '../../src/logger.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import {
-  assertError,
-  assertStatus,
-  eventually,
-  paymentBody,
-  sql,
-  TEXT_PLAIN,
-} from '../helpers/core.js';
+import { eventually } from '../helpers/eventually.js';
+import { assertError, assertStatus, paymentBody, sql, TEXT_PLAIN } from '../helpers/core.js';
 import { createTestDatabase, databaseUrl } from '../helpers/db.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { signedFetch } from '../helpers/http.js';

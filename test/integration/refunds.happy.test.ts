@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
+import { eventually } from '../helpers/eventually.js';
 import {
   startWithReceiver,
   type GatewayWithReceiver,
   type TestGateway,
 } from '../helpers/gateway.js';
 import { createPayment, paidPayment, simAction } from '../helpers/payments.js';
-import { eventually, type Receiver } from '../helpers/receiver.js';
+import { type Receiver } from '../helpers/receiver.js';
 
 // POST /v1/refunds and the operator's refund and cancel (docs/api.md#refunds, #admin-api, #admin-cancel, #create-a-refund).
 

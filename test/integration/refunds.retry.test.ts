@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { newId } from '../../src/domain/ids.js';
 import { retryUnansweredRefunds } from '../../src/services/refunds.js';
+import { eventually } from '../helpers/eventually.js';
 import { startWithReceiver, type GatewayWithReceiver } from '../helpers/gateway.js';
 import { paidPayment } from '../helpers/payments.js';
-import { eventually } from '../helpers/receiver.js';
 
 // A refund whose provider call never answered stays initiated; after five quiet minutes it
 // is sent again with the same refund id and settled by the provider's answer.

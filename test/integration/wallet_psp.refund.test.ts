@@ -15,6 +15,7 @@ import {
   type SimCaptureRefunds,
 } from '../../src/simulators/wallet_psp/refunds.js';
 import { SimStore } from '../../src/simulators/common.js';
+import { eventually } from '../helpers/eventually.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createPayment, paidPayment, type CreatedPayment } from '../helpers/payments.js';
 
@@ -146,15 +147,6 @@ async function inboundRefundEvents(paymentId: string, eventType: string) {
       resource: Record<string, unknown>;
     },
   }));
-}
-
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 async function sim(ref: string, action: string) {

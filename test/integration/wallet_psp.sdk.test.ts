@@ -8,7 +8,7 @@ import {
   PaymentsController,
 } from '@paypal/paypal-server-sdk';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { simulatorEndpoint } from '../../src/simulators/credentials.js';
+import { simulatorEndpoint } from '../../src/providers/testMode.js';
 import { sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { paypalClient, paypalSchemas } from '../helpers/paypalSdk.js';

@@ -3,11 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import type { AppWithSecrets } from '../../src/services/apps.js';
+import { eventually } from '../helpers/eventually.js';
 import { createTestDatabase } from '../helpers/db.js';
 import { signedFetch } from '../helpers/http.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
 import { kill, spawnGateway, type GatewayProcess } from '../helpers/process.js';
-import { eventually, Receiver } from '../helpers/receiver.js';
+import { Receiver } from '../helpers/receiver.js';
 
 // A real gateway process is SIGKILLed while it finalizes payments and delivers their
 // webhooks. After a restart every finalized payment is delivered at least once and none
@@ -136,12 +137,16 @@ test('SIGKILL mid-finalization and mid-delivery loses nothing and finalizes noth
     assert.equal(row.events, 1, `payment ${row.id} has ${row.events} events`);
   }
   // ...and is delivered at least once (the lease of the killed worker's claims runs out).
-  await eventually(async () => {
-    const r = await pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM deliveries WHERE status <> 'delivered'`,
-    );
-    return r.rows[0]?.n === 0;
-  }, 60_000);
+  await eventually(
+    async () => {
+      const r = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM deliveries WHERE status <> 'delivered'`,
+      );
+      return r.rows[0]?.n === 0;
+    },
+    'every delivery delivered',
+    60_000,
+  );
   const seen = new Set(receiver.received.map((r) => JSON.parse(r.body).payment_id as string));
   for (const id of ids) assert.ok(seen.has(id), `payment ${id} was delivered`);
   assert.ok(receiver.received.every((r) => r.signatureValid));

@@ -3,12 +3,13 @@ import { after, before, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { reconcileDue } from '../../src/services/reconciler.js';
 import { expireDueIdrTransactions } from '../../src/simulators/idr_psp.js';
+import { eventually } from '../helpers/eventually.js';
 import {
   startWithReceiver,
   type GatewayWithReceiver,
   type TestGateway,
 } from '../helpers/gateway.js';
-import { eventually, type Receiver } from '../helpers/receiver.js';
+import { type Receiver } from '../helpers/receiver.js';
 
 // docs/api.md#payment-states, #limits: an unpaid QR expires at the provider after 20 minutes and is
 // recorded as failed; the reconciler finalizes it even when the provider's webhook is lost.

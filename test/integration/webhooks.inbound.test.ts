@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
+import { eventually } from '../helpers/eventually.js';
 import {
   startWithReceiver,
   type GatewayWithReceiver,
   type TestGateway,
 } from '../helpers/gateway.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
-import { eventually, type Receiver } from '../helpers/receiver.js';
+import { type Receiver } from '../helpers/receiver.js';
 
 // docs/api.md#provider-webhooks: every response row of POST /webhooks/<provider>, the archive (docs/api.md#inbound-events) and the
 // mode guard, driven with idr_psp notifications signed independently of the gateway.

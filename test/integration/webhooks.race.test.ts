@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
+import { eventually } from '../helpers/eventually.js';
 import {
   startWithReceiver,
   type GatewayWithReceiver,
   type TestGateway,
 } from '../helpers/gateway.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
-import { eventually, type Receiver } from '../helpers/receiver.js';
+import { type Receiver } from '../helpers/receiver.js';
 
 // docs/api.md#payment-states: the move out of initiated is atomic; only one event per payment performs it.
 

@@ -14,10 +14,10 @@ import {
   type CreatePaymentParams,
   type WebhookEvent,
 } from '../../sdk/src/index.js';
+import { eventually } from '../helpers/eventually.js';
 import { HEX32, RFC3339_UTC } from '../helpers/core.js';
 import { startWithReceiver, type GatewayWithReceiver } from '../helpers/gateway.js';
 import type { Received } from '../helpers/receiver.js';
-import { eventually } from '../helpers/receiver.js';
 
 let env: GatewayWithReceiver;
 let paygate: Paygate;

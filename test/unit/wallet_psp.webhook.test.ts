@@ -109,6 +109,7 @@ describe('certUrlAllowed with a PayPal base URL', () => {
 describe('verifyWebhook', () => {
   let server: Server;
   let hits = 0;
+  const paths: string[] = [];
   let baseUrl: string;
   let origin: string;
   let publicKey: KeyObject;
@@ -130,6 +131,7 @@ describe('verifyWebhook', () => {
     spkiPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
     server = createServer((req, res) => {
       hits++;
+      paths.push(req.url ?? '');
       if (req.url === '/api/v1/notifications/certs/CERT-x509') res.end(certPem);
       else if (req.url === '/api/v1/notifications/certs/CERT-spki') res.end(spkiPem);
       else if (req.url === '/evil/cert') res.end(spkiPem);
@@ -145,6 +147,7 @@ describe('verifyWebhook', () => {
   after(() => new Promise<void>((r) => server.close(() => r())));
   beforeEach(() => {
     hits = 0;
+    paths.length = 0;
     clearCertCache();
   });
 
@@ -243,7 +246,9 @@ describe('verifyWebhook', () => {
       'paypal-cert-url': `http://localhost:${new URL(origin).port}/api/v1/notifications/certs/CERT-x509`,
     };
     assert.equal(await walletPsp.verifyWebhook(endpoint(), otherHost, Buffer.from(body)), false);
-    assert.equal(hits, 0);
+    // No certificate was fetched; only the provider's verify API was asked, through its OAuth
+    // token endpoint under the base URL (this server refuses it, so nothing verified).
+    assert.deepEqual([...new Set(paths)], ['/api/v1/oauth2/token']);
   });
 
   test('an unreachable or missing certificate fails without throwing', async () => {

@@ -15,6 +15,7 @@ import {
 } from '../components';
 import { formatMoney, isMinor, parseAmount } from '../format';
 import { href } from '../router';
+import { ScenarioBadge } from '../scenario';
 import type { InboundEvent, PaymentDelivery, PaymentDetail, RefundRow } from '../types';
 
 type Action = 'cancel' | 'refund' | 'retry';
@@ -100,6 +101,11 @@ export function PaymentDetailPage({ id }: { id: string }) {
       <PageTitle title="Payment">
         Payment <span class="mono title-id">{id}</span>
       </PageTitle>
+      {payment.state === 'ok' && payment.data.mode === 'test' && (
+        <ScenarioBadge
+          value={(payment.data.metadata as { test_scenario?: unknown })?.test_scenario}
+        />
+      )}
       {done && (
         <p class="state success" role="status" id="action-result">
           {done}

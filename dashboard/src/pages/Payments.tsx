@@ -3,6 +3,7 @@ import { query } from '../api';
 import { Badge, Empty, Link, Load, Money, PageTitle, Time, useApi } from '../components';
 import { shortId } from '../format';
 import { href, navigate, type Location } from '../router';
+import { ScenarioBadge } from '../scenario';
 import { MODES, PAYMENT_STATUSES, type PaymentRow } from '../types';
 
 const LIMITS = [25, 50, 100];
@@ -115,6 +116,7 @@ export function Payments({ loc }: { loc: Location }) {
                             <Link class="mono" href={href(`/payments/${p.id}`)} title={p.id}>
                               {shortId(p.id)}
                             </Link>
+                            <ScenarioBadge value={p.test_scenario} />
                           </td>
                           <td>
                             <Time iso={p.created_at} />

@@ -12,6 +12,7 @@ import {
   PARAMS,
   type BodySpec,
 } from '../../domain/schemas.js';
+import { UNKNOWN_TEST_SCENARIO } from '../../domain/testScenarios.js';
 import { PAYMENT_STATUSES } from '../../domain/types.js';
 import { AUDIT_ACTIONS } from '../../services/audit.js';
 
@@ -146,6 +147,8 @@ export const ROUTING: ErrorTable = {
 };
 
 export const PAYMENT_CREATE: ErrorTable = {
+  // Test-mode apps only: metadata.test_scenario names a simulated provider fault.
+  400: [UNKNOWN_TEST_SCENARIO],
   500: ['payment create failed', 'customer upsert failed', 'store provider_ref'],
   502: [
     t(

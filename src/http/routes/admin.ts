@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { authenticateAdmin } from '../../auth/adminAuth.js';
 import { parseListLimit } from '../../domain/adminQuery.js';
-import { ApiError } from '../../domain/errors.js';
+import { apiError } from '../../domain/errors.js';
 import { PARAMS } from '../../domain/schemas.js';
 import { serviceDeps, type Gateway } from '../../gateway.js';
 import {
@@ -99,7 +99,7 @@ export function adminRoutes(gw: Gateway) {
         const status = req.query.status ?? null;
         const statuses: readonly string[] = PARAMS.deliveryStatus.enum;
         if (status !== null && !statuses.includes(status)) {
-          throw new ApiError(400, `status must be one of ${statuses.join(', ')}`);
+          throw apiError('invalid', `status must be one of ${statuses.join(', ')}`);
         }
         const limit = parseListLimit(req.query.limit);
         return sendJson(reply, 200, { deliveries: await listDeliveries(gw.pool, status, limit) });

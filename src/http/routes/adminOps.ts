@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseListLimit } from '../../domain/adminQuery.js';
-import { ApiError } from '../../domain/errors.js';
+import { apiError } from '../../domain/errors.js';
 import type { Gateway } from '../../gateway.js';
 import { auditFor, listAudit, type Audit, type AuditAction } from '../../services/audit.js';
 import { redeliverAppEvents } from '../../services/events.js';
@@ -57,7 +57,7 @@ export function registerOpsRoutes(app: FastifyInstance, gw: Gateway): void {
 
   app.post<{ Params: { id: string } }>('/apps/:id/redeliver', async (req, reply) => {
     const body = jsonBody(req);
-    if (typeof body === 'symbol') throw new ApiError(400, 'invalid JSON body');
+    if (typeof body === 'symbol') throw apiError('invalid_json');
     const res = await redeliverAppEvents(
       gw.pool,
       req.params.id,

@@ -41,6 +41,7 @@ export function registerReportRoutes(app: FastifyInstance, gw: Gateway): void {
     providers: gw.providers,
     providerTimeoutMs: gw.config.providerTimeoutMs,
     log: gw.log,
+    now: gw.now,
   };
   const now = () => new Date(gw.now());
 

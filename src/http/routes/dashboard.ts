@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { sendText } from '../reply.js';
+import { sendError } from '../reply.js';
 
 /** Where `npm run build` writes the operator dashboard (dashboard/vite.config.ts). */
 export const DASHBOARD_DIST = fileURLToPath(new URL('../../../dashboard/dist/', import.meta.url));
@@ -41,7 +41,7 @@ export function dashboardRoutes(distDir: string = DASHBOARD_DIST) {
     const serve = async (rel: string, reply: FastifyReply) => {
       secure(reply);
       if (!existsSync(`${distDir}/index.html`)) {
-        return sendText(reply, 503, 'dashboard not built: run npm run build');
+        return sendError(reply, 'dashboard_not_built');
       }
       const last = rel.split('/').pop() ?? '';
       if (last.includes('.')) {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { migrationsApplied } from '../../db/migrate.js';
 import type { Gateway } from '../../gateway.js';
-import { sendJson, sendText } from '../reply.js';
+import { sendError, sendJson } from '../reply.js';
 
 export function healthRoutes(gw: Gateway) {
   return async (app: FastifyInstance) => {
@@ -13,7 +13,7 @@ export function healthRoutes(gw: Gateway) {
         // database unreachable: not ready
       }
       reply.header('Retry-After', '5');
-      return sendText(reply, 503, 'service unavailable');
+      return sendError(reply, 'unavailable');
     });
   };
 }

@@ -9,6 +9,7 @@ import {
   type RegisterPaymentInput,
   type RegisteredPayment,
 } from '../types.js';
+import { testScenarioFor } from '../../domain/testScenarios.js';
 import { createCheckout, getCheckout, getSubscription } from './client.js';
 import { checkoutStatusAction, enrichment } from './mapping.js';
 import { parseCardPspWebhook, verifyStandardWebhook } from './webhook.js';
@@ -40,8 +41,8 @@ export const cardPsp: PaymentProvider = {
     }
   },
 
-  async verifyWebhook(endpoint, headers, rawBody) {
-    return verifyStandardWebhook(endpoint.webhookSecret, headers, rawBody);
+  async verifyWebhook(endpoint, headers, rawBody, nowMs) {
+    return verifyStandardWebhook(endpoint.webhookSecret, headers, rawBody, nowMs);
   },
 
   parseWebhook(_headers, rawBody) {
@@ -69,6 +70,8 @@ async function registerCheckout(
     success_url: input.returnUrl,
     metadata: { payment_id: input.paymentId },
   };
+  const scenario = testScenarioFor(ctx.mode, input.metadata);
+  if (scenario) body.metadata.test_scenario = scenario;
   if (productId) {
     body.prices = {
       [productId]: [

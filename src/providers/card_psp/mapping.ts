@@ -185,6 +185,11 @@ export function mapEvent(ev: CardPspEvent): InboundEvent {
     case 'refund.updated': {
       const refund = ev.data;
       out.paymentId = paymentIdOf(refund.metadata);
+      // A refund carries its own metadata, not the checkout's: one made in the provider's
+      // dashboard names no payment of ours (empty metadata in the provider's documented
+      // payload). order.refunded reports that refund with the checkout, so this copy is
+      // acknowledged without effect rather than refused and redelivered.
+      if (!out.paymentId) return out;
       const status = refund.status;
       switch (status) {
         case 'succeeded':

@@ -1,3 +1,4 @@
+import { testScenarioFor } from '../../domain/testScenarios.js';
 import {
   ProviderError,
   type InboundAction,
@@ -13,8 +14,10 @@ import { mapTransactionStatus, toGrossAmount } from './mapping.js';
 import {
   basicAuth,
   METHODS,
+  formatProviderTime,
   parseProviderTime,
   QR_EXPIRY_MINUTES,
+  SNAP_PAGE_GRACE_MS,
   VA_EXPIRY_HOURS,
   type CancelRefundRequest,
   type ChargeRequest,
@@ -124,6 +127,9 @@ export async function registerPayment(
   if (input.directQr && input.method === 'qris') return chargeQr(ctx, input);
 
   const isQr = method.paymentType === 'qris';
+  const lifetime = isQr
+    ? ({ unit: 'minute', duration: QR_EXPIRY_MINUTES } as const)
+    : ({ unit: 'hour', duration: VA_EXPIRY_HOURS } as const);
   const req: SnapTransactionRequest = {
     transaction_details: {
       order_id: input.paymentId,
@@ -131,12 +137,15 @@ export async function registerPayment(
     },
     enabled_payments: [method.snapPayment],
     callbacks: { finish: input.returnUrl },
-    expiry: isQr
-      ? { unit: 'minute', duration: QR_EXPIRY_MINUTES }
-      : { unit: 'hour', duration: VA_EXPIRY_HOURS },
+    // Counted from now, not from when the buyer chooses a channel (the provider's default),
+    // and the page closes with it: the payment has one known end, the deadline stored below.
+    expiry: { ...lifetime, start_time: `${formatProviderTime(Date.now())} +0700` },
+    page_expiry: lifetime,
   };
   const customer = customerDetails(input);
   if (customer) req.customer_details = customer;
+  const scenario = testScenarioFor(ctx.mode, input.metadata);
+  if (scenario) req.custom_field1 = scenario;
   const a = await call(
     ctx,
     'POST',
@@ -174,6 +183,8 @@ async function chargeQr(
   };
   const customer = customerDetails(input);
   if (customer) req.customer_details = customer;
+  const scenario = testScenarioFor(ctx.mode, input.metadata);
+  if (scenario) req.custom_field1 = scenario;
   const a = await call(ctx, 'POST', `${ctx.endpoint.baseUrl}/v2/charge`, req, input.paymentId);
   if (a.status !== 200 && a.status !== 201) throw failure(a);
   const tx = a.body as Partial<TransactionWire>;
@@ -197,8 +208,29 @@ async function chargeQr(
 }
 
 /**
- * GET /v2/{order_id}/status. A 404 means the provider never registered the order: the buyer
- * never received a checkout URL from us, so the payment can never be paid and is failed.
+ * The status API's 404 for an order the provider registered (we hold its Snap token): the
+ * buyer has not chosen a channel on the page yet, so there is no transaction. The payment
+ * stays payable until the page lapses; after that nobody can ever pay it.
+ */
+function unchosenSnapOrder(ref: ProviderPaymentRef, a: WireAnswer): InboundAction {
+  const method = ref.method ? METHODS[ref.method] : undefined;
+  if (!ref.createdAt || !method) return { kind: 'none' };
+  const lifetimeMs =
+    method.paymentType === 'qris' ? QR_EXPIRY_MINUTES * 60_000 : VA_EXPIRY_HOURS * 3_600_000;
+  if (Date.now() < ref.createdAt.getTime() + lifetimeMs + SNAP_PAGE_GRACE_MS) {
+    return { kind: 'none' };
+  }
+  return {
+    kind: 'payment',
+    outcome: 'failed',
+    errorText: `payment page expired without a payment method chosen (${providerText(a)})`,
+  };
+}
+
+/**
+ * GET /v2/{order_id}/status. A 404 for an order whose registration never answered means the
+ * provider never registered it: the buyer never received a checkout URL from us, so the
+ * payment can never be paid and is failed. A 404 for a registered one: unchosenSnapOrder.
  */
 export async function fetchTransactionStatus(
   ctx: ProviderContext,
@@ -221,7 +253,10 @@ export async function fetchTransactionStatus(
       refunds: Array.isArray(tx.refunds) ? tx.refunds : undefined,
     });
   }
-  if (a.status === 404) return { kind: 'payment', outcome: 'failed', errorText: providerText(a) };
+  if (a.status === 404) {
+    if (ref.providerRef !== null) return unchosenSnapOrder(ref, a);
+    return { kind: 'payment', outcome: 'failed', errorText: providerText(a) };
+  }
   if (a.status < 300) {
     throw new ProviderError('indeterminate', 'idr_psp answered the status check without a status');
   }
@@ -300,6 +335,10 @@ export async function cancelTransaction(
     'GET',
     `${ctx.endpoint.baseUrl}/v2/${encodeURIComponent(ref.paymentId)}/status`,
   );
+  // A Snap order nobody chose a channel for has no transaction to void yet: the provider
+  // cannot close its page, so the payment is canceled here only. Should the buyer still pay
+  // on it, that charge is recorded as paid after cancel and refunded (docs/providers/idr_psp.md).
+  if (s.status === 404 && ref.providerRef !== null) return;
   const status = s.body.transaction_status;
   // An expired transaction comes with status_code 407: its status still says what it is.
   if (typeof status !== 'string' || s.status >= 500) {

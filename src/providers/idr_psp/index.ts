@@ -12,8 +12,8 @@ import { parseNotification, verifyNotification } from './webhook.js';
  * The IDR rails (QRIS and bank virtual accounts), modelled on Midtrans: Snap hosted page by
  * default, a direct Core API QR charge when IDR_PSP_DIRECT_QR is on. provider_ref is the Snap
  * token (hosted) or the transaction_id (direct charge); notifications name the payment by
- * order_id, which is our payment_id. Refunds and cancels both go through the Core API cancel
- * operation. Wire protocol: docs/providers/idr_psp.md.
+ * order_id, which is our payment_id. Refunds go through the online direct refund, cancel
+ * voids an unsettled transaction. Wire protocol: docs/providers/idr_psp.md.
  */
 export const idrPsp: PaymentProvider = {
   slug: 'idr_psp',

@@ -65,6 +65,10 @@ export interface SnapTransactionRequest {
   enabled_payments: string[];
   callbacks?: { finish?: string };
   expiry?: { unit: 'minute' | 'hour' | 'day'; duration: number; start_time?: string };
+  /** How long the Snap page itself stays open (default 24 hours at the provider). */
+  page_expiry?: { unit: 'minute' | 'hour' | 'day'; duration: number };
+  /** Merchant data the provider stores and echoes in notifications: a test-mode test_scenario. */
+  custom_field1?: string;
 }
 
 export interface SnapTransactionResponse {
@@ -90,6 +94,7 @@ export interface ChargeRequest {
   customer_details?: CustomerDetails;
   qris?: { acquirer?: string };
   custom_expiry?: { expiry_duration: number; unit: 'minute' | 'hour' | 'day'; order_time?: string };
+  custom_field1?: string;
 }
 
 /** Core API answers (charge, status): HTTP status and body status_code can differ. */
@@ -127,8 +132,14 @@ export interface TransactionWire extends CoreResponse {
   biller_code?: string;
   /** QRIS: the wallet the buyer paid with (the acquirer's own, or another one through QRIS). */
   issuer?: string;
+  /** QRIS, once paid: on-us when the buyer paid with the acquirer's own wallet, else off-us. */
+  transaction_type?: string;
+  /** Virtual accounts: each amount paid in, empty while unpaid. */
+  payment_amounts?: { paid_at: string; amount: string }[];
   refund_amount?: string;
   refunds?: RefundEntryWire[];
+  /** Echo of the registration's custom_field1. */
+  custom_field1?: string;
 }
 
 /** One refund of a transaction, as status answers and notifications list them. */
@@ -177,6 +188,13 @@ export interface RefundAnswerWire extends CoreResponse {
 export interface NotificationWire extends TransactionWire {
   signature_key: string;
 }
+
+/**
+ * How long after a payment's creation a Snap page nobody chose a channel on is surely gone:
+ * its lifetime (sent as page_expiry and as the expiry counted from start_time) plus room for
+ * a registration retried a little later and for clock skew.
+ */
+export const SNAP_PAGE_GRACE_MS = 15 * 60_000;
 
 /** The provider's times: "YYYY-MM-DD HH:mm:ss" in Asia/Jakarta (UTC+7, no DST). */
 export function formatProviderTime(ms: number): string {

@@ -23,12 +23,15 @@ export function clearTokenCache(): void {
   inflight.clear();
 }
 
+/** What a REST call needs: the endpoint and a timeout (no payment mode is involved). */
+export type CallContext = Pick<ProviderContext, 'endpoint' | 'timeoutMs'>;
+
 export interface WpResponse {
   status: number;
   body: unknown;
 }
 
-function credentials(ctx: ProviderContext): { clientId: string; clientSecret: string } {
+function credentials(ctx: CallContext): { clientId: string; clientSecret: string } {
   const { clientId, clientSecret } = ctx.endpoint.credentials;
   if (!clientId || !clientSecret) {
     throw new ProviderError('rejected', 'wallet_psp credentials are not configured');
@@ -36,7 +39,7 @@ function credentials(ctx: ProviderContext): { clientId: string; clientSecret: st
   return { clientId, clientSecret };
 }
 
-function cacheKey(ctx: ProviderContext, clientId: string): string {
+function cacheKey(ctx: CallContext, clientId: string): string {
   return `${ctx.endpoint.baseUrl}\n${clientId}`;
 }
 
@@ -81,7 +84,7 @@ export function errorIssue(body: unknown): string | undefined {
 }
 
 /** One HTTP exchange; transport failures are indeterminate (the call may have happened). */
-async function send(ctx: ProviderContext, path: string, init: RequestInit): Promise<WpResponse> {
+async function send(ctx: CallContext, path: string, init: RequestInit): Promise<WpResponse> {
   let res: Response;
   let text: string;
   try {
@@ -104,7 +107,7 @@ async function send(ctx: ProviderContext, path: string, init: RequestInit): Prom
   return { status: res.status, body };
 }
 
-async function requestToken(ctx: ProviderContext): Promise<CachedToken> {
+async function requestToken(ctx: CallContext): Promise<CachedToken> {
   const { clientId, clientSecret } = credentials(ctx);
   const basic = Buffer.from(`${clientId}:${clientSecret}`, 'utf8').toString('base64');
   const startedAt = Date.now();
@@ -127,7 +130,7 @@ async function requestToken(ctx: ProviderContext): Promise<CachedToken> {
   return { token: body.access_token, expiresAt: startedAt + lifetimeMs - margin };
 }
 
-async function accessToken(ctx: ProviderContext): Promise<string> {
+async function accessToken(ctx: CallContext): Promise<string> {
   const key = cacheKey(ctx, credentials(ctx).clientId);
   const cached = tokens.get(key);
   if (cached && cached.expiresAt > Date.now()) return cached.token;
@@ -149,7 +152,7 @@ async function accessToken(ctx: ProviderContext): Promise<string> {
   return (await pending).token;
 }
 
-function dropToken(ctx: ProviderContext, token: string): void {
+function dropToken(ctx: CallContext, token: string): void {
   const key = cacheKey(ctx, credentials(ctx).clientId);
   if (tokens.get(key)?.token === token) tokens.delete(key);
 }
@@ -159,7 +162,7 @@ function dropToken(ctx: ProviderContext, token: string): void {
  * fetch a fresh one and try once more. 4xx answers are returned for the caller to judge.
  */
 export async function apiCall(
-  ctx: ProviderContext,
+  ctx: CallContext,
   method: 'GET' | 'POST',
   path: string,
   opts: { body?: unknown; requestId?: string } = {},

@@ -1,3 +1,4 @@
+import { testScenarioFor } from '../../domain/testScenarios.js';
 import { minorToDecimal } from '../../domain/money.js';
 import type {
   InboundAction,
@@ -58,6 +59,8 @@ async function createOrder(
     ],
     payment_source: { paypal },
   };
+  const scenario = testScenarioFor(ctx.mode, input.metadata);
+  if (scenario && body.purchase_units[0]) body.purchase_units[0].description = scenario;
   // The request id makes a retried create return the original order (never two orders).
   const res = await apiCall(ctx, 'POST', '/v2/checkout/orders', {
     body,

@@ -2,6 +2,7 @@ import { X509Certificate, createPublicKey, verify, type KeyObject } from 'node:c
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ProviderEndpointConfig } from '../../config.js';
 import { BadReference, type InboundEvent } from '../types.js';
+import { apiCall } from './client.js';
 import { eventAction, isKnownEventType } from './mapping.js';
 import {
   WP_AUTH_ALGO,
@@ -9,6 +10,8 @@ import {
   type WpCapture,
   type WpOrder,
   type WpRefund,
+  type WpVerifySignatureRequest,
+  type WpVerifySignatureResponse,
   type WpWebhookEvent,
 } from './wire.js';
 
@@ -42,6 +45,7 @@ export function signedMessage(
 const CERT_CACHE_MAX = 32;
 const CERT_FETCH_TIMEOUT_MS = 5000;
 const CERT_MAX_BYTES = 64 * 1024;
+const VERIFY_API_TIMEOUT_MS = 5000;
 /** Verification keys by certificate URL; certificates are immutable at their URL. */
 const certCache = new Map<string, KeyObject>();
 
@@ -132,9 +136,80 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
 }
 
 /**
- * Self-verification as the provider documents it, in explicit steps: headers present,
- * algorithm expected, certificate from an allowed URL, signed message rebuilt from the raw
- * bytes, RSA-SHA256 check. Never throws: any failure is false (401 'bad signature').
+ * The fallback costs a call to the provider per delivery, and anyone can post a delivery
+ * naming a certificate we cannot use. Verification runs before the webhook route's
+ * per-source limit can refuse, so the calls are bounded here, per instance: a burst of 20,
+ * then 60 a minute. Past that a delivery is refused (401); the provider redelivers its own.
+ */
+const FALLBACK_BURST = 20;
+const FALLBACK_PER_MS = 1000;
+let fallbackAllowance = FALLBACK_BURST;
+let fallbackRefilledAt = Date.now();
+
+function takeFallbackAllowance(now: number = Date.now()): boolean {
+  const earned = Math.floor((now - fallbackRefilledAt) / FALLBACK_PER_MS);
+  if (earned > 0) {
+    fallbackAllowance = Math.min(FALLBACK_BURST, fallbackAllowance + earned);
+    fallbackRefilledAt += earned * FALLBACK_PER_MS;
+  }
+  if (fallbackAllowance <= 0) return false;
+  fallbackAllowance--;
+  return true;
+}
+
+/** Tests only: a full allowance. */
+export function resetFallbackAllowance(): void {
+  fallbackAllowance = FALLBACK_BURST;
+  fallbackRefilledAt = Date.now();
+}
+
+async function loadKeySafely(certUrl: string): Promise<KeyObject | null> {
+  try {
+    return await loadKey(certUrl);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The provider's own check, for a delivery whose certificate we cannot use ourselves: its
+ * verify-webhook-signature API at the configured base URL, with our OAuth credentials. Only
+ * an answer of SUCCESS verifies; a refusal, an error or no answer is false (the provider
+ * redelivers a webhook that was not acknowledged).
+ */
+async function verifyWithProvider(
+  endpoint: ProviderEndpointConfig,
+  req: Omit<WpVerifySignatureRequest, 'webhook_event'>,
+  rawBody: Buffer,
+): Promise<boolean> {
+  let event: unknown;
+  try {
+    event = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    return false;
+  }
+  if (!isObject(event) || !takeFallbackAllowance()) return false;
+  try {
+    const res = await apiCall(
+      { endpoint, timeoutMs: VERIFY_API_TIMEOUT_MS },
+      'POST',
+      '/v1/notifications/verify-webhook-signature',
+      { body: { ...req, webhook_event: event } satisfies WpVerifySignatureRequest },
+    );
+    const answer = res.body as Partial<WpVerifySignatureResponse> | null;
+    return res.status === 200 && isObject(answer) && answer.verification_status === 'SUCCESS';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Verification as the provider documents it, in explicit steps: headers present, algorithm
+ * expected, certificate from an allowed URL, signed message rebuilt from the raw bytes,
+ * RSA-SHA256 check. A certificate we must not fetch (another host) or cannot (unreachable,
+ * not a certificate) is never a reason to trust the delivery: the provider's own
+ * verify-webhook-signature API decides then. Never throws: any failure is false (401 'bad
+ * signature').
  */
 export async function verifyWebhook(
   endpoint: ProviderEndpointConfig,
@@ -151,11 +226,23 @@ export async function verifyWebhook(
       return false;
     }
     if (algo !== WP_AUTH_ALGO) return false;
-    if (!certUrlAllowed(certUrl, endpoint.baseUrl)) return false;
     const signature = Buffer.from(sig, 'base64');
     if (signature.length === 0) return false;
-    const key = await loadKey(certUrl);
-    if (!key) return false;
+    const key = certUrlAllowed(certUrl, endpoint.baseUrl) ? await loadKeySafely(certUrl) : null;
+    if (!key) {
+      return verifyWithProvider(
+        endpoint,
+        {
+          auth_algo: algo,
+          cert_url: certUrl,
+          transmission_id: transmissionId,
+          transmission_sig: sig,
+          transmission_time: transmissionTime,
+          webhook_id: endpoint.webhookSecret,
+        },
+        rawBody,
+      );
+    }
     const message = signedMessage(
       transmissionId,
       transmissionTime,

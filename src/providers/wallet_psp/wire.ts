@@ -102,6 +102,8 @@ export interface WpPurchaseUnit {
   reference_id?: string;
   custom_id?: string;
   invoice_id?: string;
+  /** Free text (127 characters); in test mode the payment's test_scenario. */
+  description?: string;
   amount: WpMoney;
   payments?: { captures?: WpCapture[] };
 }
@@ -134,6 +136,21 @@ export interface WpOrder {
 }
 
 export type WpResourceType = 'checkout-order' | 'capture' | 'refund';
+
+/** POST /v1/notifications/verify-webhook-signature: the provider checks a delivery itself. */
+export interface WpVerifySignatureRequest {
+  auth_algo: string;
+  cert_url: string;
+  transmission_id: string;
+  transmission_sig: string;
+  transmission_time: string;
+  webhook_id: string;
+  webhook_event: unknown;
+}
+
+export interface WpVerifySignatureResponse {
+  verification_status: 'SUCCESS' | 'FAILURE';
+}
 
 export interface WpWebhookEvent<R = unknown> {
   id: string;

@@ -53,6 +53,8 @@ export interface SimCheckout {
   /** Stored since the objects were built in full; derived for rows written before. */
   client_secret?: string;
   price_id?: string;
+  /** Faults of the test_scenario already played (simulators/faults.ts). */
+  faults_played?: string[];
 }
 
 /** What every object of one simulator shares: its organization and page URLs. */

@@ -234,7 +234,8 @@ function decide(tx: SimTransaction, req: RefundRequest | null, now: number): Can
   if (amount > refundable) {
     return { kind: 'answered', answer: refusal(412, REFUSAL.exceeds(amount, refundable)) };
   }
-  const pending = isCrossWallet(tx);
+  // test_scenario refund_pending: any refund waits, as a cross-wallet one does.
+  const pending = isCrossWallet(tx) || tx.custom_field1 === 'refund_pending';
   const refund: SimRefund = {
     refund_key: key ?? randomUUID(),
     refund_chargeback_id: randomInt(1, 2 ** 31 - 1),

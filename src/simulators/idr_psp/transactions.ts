@@ -8,6 +8,7 @@ import {
   type RefundEntryWire,
   type TransactionWire,
 } from '../../providers/idr_psp/wire.js';
+import { qrisPayload } from './qris.js';
 
 /** The simulated provider's payment channels (what Snap's enabled_payments names). */
 export const SIM_CHANNELS = {
@@ -82,7 +83,22 @@ export interface SimTransaction {
   qr_string: string | null;
   /** QRIS, once paid: the wallet the buyer paid with. Absent on rows older than refunds. */
   wallet?: string | null;
+  /**
+   * Snap: the channels the page offers (enabled_payments; every channel when none was named).
+   * Absent on rows from before several were allowed: only `channel`.
+   */
+  enabled?: SimChannel[];
+  /**
+   * Snap: false while the buyer has not chosen a channel on the page. Until then the provider
+   * has no transaction: the status API answers 404 and nothing can be canceled or expired.
+   * Absent on older rows: chosen.
+   */
+  chosen?: boolean;
   refunds?: SimRefund[];
+  /** The registration's custom_field1 (a test_scenario in test mode), echoed back. */
+  custom_field1?: string | null;
+  /** Faults of the test_scenario already played (simulators/faults.ts). */
+  faults_played?: string[];
 }
 
 /** sim_objects kind 'ref': a provider_ref (Snap token or transaction_id) -> its order. */
@@ -101,43 +117,22 @@ function digits(n: number): string {
   return s;
 }
 
-function tlv(tag: string, value: string): string {
-  return tag + String(value.length).padStart(2, '0') + value;
-}
-
-/** CRC-16/CCITT-FALSE, the checksum EMVCo QR payloads end with. */
-function crc16(s: string): string {
-  let crc = 0xffff;
-  for (const byte of Buffer.from(s, 'utf8')) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++)
-      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc.toString(16).toUpperCase().padStart(4, '0');
-}
-
-/** A dynamic QRIS payload in EMVCo shape (not payable: no real acquirer behind it). */
-function qrisPayload(tx: { transaction_id: string; gross_amount: number; merchant_id: string }) {
-  const body =
-    tlv('00', '01') +
-    tlv('01', '12') +
-    tlv('26', tlv('00', 'COM.GO-JEK.WWW') + tlv('01', '93600914' + digits(11))) +
-    tlv('51', tlv('00', 'ID.CO.QRIS.WWW') + tlv('02', tx.merchant_id)) +
-    tlv('52', '5999') +
-    tlv('53', '360') +
-    tlv('54', String(tx.gross_amount)) +
-    tlv('58', 'ID') +
-    tlv('59', 'PAYGATE TEST MERCHANT') +
-    tlv('60', 'JAKARTA') +
-    tlv('62', tlv('05', tx.transaction_id.replace(/-/g, '').slice(0, 25))) +
-    '6304';
-  return body + crc16(body);
+/** A dynamic QRIS of this transaction (EMVCo MPM, idr_psp/qris.ts). */
+function qrisOf(tx: { transaction_id: string; gross_amount: number; merchant_id: string }) {
+  return qrisPayload({
+    merchantPan: '93600914' + digits(11),
+    merchantId: tx.merchant_id,
+    amount: tx.gross_amount,
+    reference: tx.transaction_id.replace(/-/g, ''),
+  });
 }
 
 export function newTransaction(args: {
   orderId: string;
   flow: 'snap' | 'charge';
   channel: SimChannel;
+  /** Snap: the channels offered; the buyer has chosen only when there is exactly one. */
+  enabled?: SimChannel[];
   grossAmount: number;
   email: string | null;
   finishUrl: string | null;
@@ -145,6 +140,7 @@ export function newTransaction(args: {
   now: number;
   /** QR only: the merchant's shorter expiry, in minutes (at most the 20-minute cap). */
   qrExpiryMinutes?: number;
+  customField1?: string | null;
 }): SimTransaction {
   const ch = SIM_CHANNELS[args.channel];
   const isQr = ch.paymentType === 'qris';
@@ -155,7 +151,9 @@ export function newTransaction(args: {
   const vaLength: Record<string, number> = { bca: 11, bni: 16, bri: 15, permata: 16 };
   const vaPrefix: Record<string, string> = { bca: '', bni: '988', bri: '', permata: '8778' };
   const bank = ch.bank;
+  const enabled = args.enabled ?? [args.channel];
   return {
+    ...(args.flow === 'snap' ? { enabled, chosen: enabled.length === 1 } : {}),
     order_id: args.orderId,
     transaction_id: transactionId,
     token: args.flow === 'snap' ? randomUUID() : null,
@@ -178,18 +176,62 @@ export function newTransaction(args: {
     bill_key: bank === 'mandiri' ? digits(12) : null,
     biller_code: bank === 'mandiri' ? '70012' : null,
     qr_string: isQr
-      ? qrisPayload({
+      ? qrisOf({
           transaction_id: transactionId,
           gross_amount: args.grossAmount,
           merchant_id: args.merchantId,
         })
       : null,
+    custom_field1: args.customField1 ?? null,
   };
 }
 
 /** Pending past its expiry: what the provider reports (and sweeps) as expire. */
 export function isDue(tx: SimTransaction, now: number): boolean {
-  return tx.transaction_status === 'pending' && now >= tx.expiry_ms;
+  return tx.transaction_status === 'pending' && now >= tx.expiry_ms && isChosen(tx);
+}
+
+/** A Snap order whose buyer has not chosen a channel yet is no transaction at the provider. */
+export function isChosen(tx: SimTransaction): boolean {
+  return tx.chosen !== false;
+}
+
+/**
+ * The buyer chooses a channel on the Snap page: the transaction comes into being with that
+ * channel's payment details (VA number, bill key or QR) and its expiry counts from now.
+ */
+export function choose(tx: SimTransaction, channel: SimChannel, now: number): SimTransaction {
+  const fresh = newTransaction({
+    orderId: tx.order_id,
+    flow: 'snap',
+    channel,
+    grossAmount: tx.gross_amount,
+    email: tx.email,
+    finishUrl: tx.finish_url,
+    merchantId: tx.merchant_id,
+    now,
+  });
+  const lifetimeMs = tx.expiry_ms - tx.transaction_time_ms;
+  const isQr = SIM_CHANNELS[channel].paymentType === 'qris';
+  return {
+    ...tx,
+    channel,
+    chosen: true,
+    transaction_time_ms: now,
+    // A QR keeps the merchant's (shorter) QR expiry only when it was asked for the QR itself.
+    expiry_ms:
+      now + (isQr && lifetimeMs <= QR_EXPIRY_MINUTES * 60_000 ? lifetimeMs : fresh.expiry_ms - now),
+    va_number: fresh.va_number,
+    bill_key: fresh.bill_key,
+    biller_code: fresh.biller_code,
+    qr_string: fresh.qr_string
+      ? qrisOf({
+          transaction_id: tx.transaction_id,
+          gross_amount: tx.gross_amount,
+          merchant_id: tx.merchant_id,
+        })
+      : null,
+  };
 }
 
 export function expired(tx: SimTransaction): SimTransaction {
@@ -295,12 +337,26 @@ export function transactionWire(
   }
   if (tx.qr_string !== null) {
     out.acquirer = ACQUIRER_WALLET;
-    if (tx.wallet) out.issuer = tx.wallet;
+    if (tx.wallet) {
+      out.issuer = tx.wallet;
+      out.transaction_type = tx.wallet === ACQUIRER_WALLET ? 'on-us' : 'off-us';
+    }
     out.qr_string = tx.qr_string;
     const actions: ProviderAction[] = [
       { name: 'generate-qr-code', method: 'GET', url: qrCodeUrl(opts.simBase, tx) },
     ];
     out.actions = actions;
+  }
+  if (ch.paymentType === 'bank_transfer') {
+    out.payment_amounts =
+      tx.settlement_time_ms === null
+        ? []
+        : [
+            {
+              paid_at: formatProviderTime(tx.settlement_time_ms),
+              amount: `${tx.gross_amount}.00`,
+            },
+          ];
   }
   if (ch.bank === 'permata' && tx.va_number) out.permata_va_number = tx.va_number;
   else if (ch.bank && ch.bank !== 'mandiri' && tx.va_number) {
@@ -310,6 +366,7 @@ export function transactionWire(
     out.bill_key = tx.bill_key;
     out.biller_code = tx.biller_code;
   }
+  if (tx.custom_field1) out.custom_field1 = tx.custom_field1;
   const done = completedRefunds(tx);
   if (done.length > 0) {
     out.refund_amount = `${refundedAmount(tx)}.00`;
@@ -339,6 +396,16 @@ export function refundEntry(r: SimRefund): RefundEntryWire {
   };
 }
 
+/** SHA-512 hex of order_id + status_code + gross_amount + server key (notifications, status). */
+export function signatureKey(
+  w: { order_id: string; status_code: string; gross_amount: string },
+  serverKey: string,
+): string {
+  return createHash('sha512')
+    .update(`${w.order_id}${w.status_code}${w.gross_amount}${serverKey}`)
+    .digest('hex');
+}
+
 /**
  * The HTTP notification exactly as the provider sends it, signed with the server key:
  * signature_key = SHA-512 hex of order_id + status_code + gross_amount + server key.
@@ -358,9 +425,7 @@ export function buildIdrNotification(
     w.status_message = failedRefund.failure_message ?? 'Refund failed';
     w.refunds = [...(w.refunds ?? []), { ...refundEntry(failedRefund), status: 'failed' }];
   }
-  const signature_key = createHash('sha512')
-    .update(`${w.order_id}${w.status_code}${w.gross_amount}${serverKey}`)
-    .digest('hex');
+  const signature_key = signatureKey(w, serverKey);
   // The provider's field order: time and status first, signature before the payment details.
   const notification: NotificationWire = Object.assign(
     {

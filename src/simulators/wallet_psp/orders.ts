@@ -19,6 +19,8 @@ export interface SimOrder {
   actionInFlight: boolean;
   /** The capture's webhook is still to be sent (by whoever claims it first). */
   captureEventPending: boolean;
+  /** Faults of the test_scenario already played (simulators/faults.ts). */
+  faults_played?: string[];
 }
 
 /** An access token the token endpoint issued (also how tests count token requests). */
@@ -85,6 +87,7 @@ export interface ValidOrderRequest {
   customId?: string;
   invoiceId?: string;
   referenceId?: string;
+  description?: string;
   returnUrl?: string;
   cancelUrl?: string;
   email?: string;
@@ -172,7 +175,10 @@ export function validateCreate(body: unknown): ValidOrderRequest | WpApiError {
   const customId = text(unit.custom_id, 127, '/purchase_units/0/custom_id');
   const invoiceId = text(unit.invoice_id, 127, '/purchase_units/0/invoice_id');
   const referenceId = text(unit.reference_id, 256, '/purchase_units/0/reference_id');
-  for (const v of [customId, invoiceId, referenceId]) if (v instanceof WpApiError) return v;
+  const description = text(unit.description, 127, '/purchase_units/0/description');
+  for (const v of [customId, invoiceId, referenceId, description]) {
+    if (v instanceof WpApiError) return v;
+  }
   const paypal = isObject(body.payment_source) ? body.payment_source.paypal : undefined;
   const ctx = isObject(paypal) ? paypal.experience_context : undefined;
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -182,6 +188,7 @@ export function validateCreate(body: unknown): ValidOrderRequest | WpApiError {
     customId: customId as string | undefined,
     invoiceId: invoiceId as string | undefined,
     referenceId: referenceId as string | undefined,
+    description: description as string | undefined,
     returnUrl: isObject(ctx) ? str(ctx.return_url) : undefined,
     cancelUrl: isObject(ctx) ? str(ctx.cancel_url) : undefined,
     email: isObject(paypal) ? str(paypal.email_address) : undefined,
@@ -211,6 +218,7 @@ export function newOrder(
         amount: { currency_code: req.currency, value: req.value },
         ...(req.customId ? { custom_id: req.customId } : {}),
         ...(req.invoiceId ? { invoice_id: req.invoiceId } : {}),
+        ...(req.description ? { description: req.description } : {}),
       },
     ],
     create_time: t,

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
-import type { Gateway } from '../../gateway.js';
-import { header, rawBody, sendJson, sendText } from '../../http/reply.js';
+import type { SimulatorHost } from '../host.js';
+import { header, rawBody, sendJson, sendText } from '../reply.js';
 import {
   NOTE_TO_PAYER_MAX,
   REFUND_ID_FIELD_MAX,
@@ -14,6 +14,8 @@ import {
   type WpResourceType,
 } from '../../providers/wallet_psp/wire.js';
 import { SimStore, replyToAction, type ActionResult, type SimClock } from '../common.js';
+import { FAULT_DELAY_MS, faultsFor } from '../faults.js';
+import { scenarioOfOrder } from './faults.js';
 import {
   WpApiError,
   apiError,
@@ -160,6 +162,8 @@ export function decideRefund(input: {
   request: ValidRefundRequest;
   requestId: string | null;
   now: number;
+  /** test_scenario refund_pending: every refund waits for the paying side. */
+  alwaysPending?: boolean;
 }): RefundDecision {
   const { capture, refunds, request, requestId, now } = input;
   const replay = requestId ? refunds.find((r) => r.requestId === requestId) : undefined;
@@ -189,7 +193,10 @@ export function decideRefund(input: {
   if (amountMinor > remaining) {
     return refusal('REFUND_AMOUNT_EXCEEDED', REFUND_REFUSAL.amountExceeded);
   }
-  const status = request.note && PENDING_TRIGGER.test(request.note) ? 'PENDING' : 'COMPLETED';
+  const pending =
+    input.alwaysPending === true ||
+    (request.note !== undefined && PENDING_TRIGGER.test(request.note));
+  const status = pending ? 'PENDING' : 'COMPLETED';
   return { kind: 'refund', amountMinor, status };
 }
 
@@ -210,7 +217,7 @@ export function captureStatusAfter(
 }
 
 export interface RefundRouteDeps {
-  gw: Gateway;
+  gw: SimulatorHost;
   clock: SimClock;
   apiBase: () => string;
   orders: SimStore<SimOrder>;
@@ -337,8 +344,16 @@ export function registerRefundRoutes(app: FastifyInstance, deps: RefundRouteDeps
     await store.create(captureId, { orderId, clientId: token.clientId, refunds: [] });
     const now = clock.now();
     let decision: RefundDecision | null = null;
+    const scenario = scenarioOfOrder(found.order);
     const updated = await store.update(captureId, (s) => {
-      decision = decideRefund({ capture, refunds: s.refunds, request, requestId, now });
+      decision = decideRefund({
+        capture,
+        refunds: s.refunds,
+        request,
+        requestId,
+        now,
+        alwaysPending: scenario === 'refund_pending',
+      });
       if (decision.kind !== 'refund') return null;
       const t = providerTime(now);
       const id = providerId();
@@ -373,6 +388,17 @@ export function registerRefundRoutes(app: FastifyInstance, deps: RefundRouteDeps
     if (d.kind === 'replay') return sendJson(reply, 200, d.entry.refund);
     const entry = updated.refunds[updated.refunds.length - 1] as SimRefundEntry;
     await syncCaptureStatus(orderId, updated.refunds);
+    if (scenario === 'refund_pending') {
+      // docs/testing.md: the paying side settles it later, exactly as its refund_succeed action.
+      faultsFor(gw).later(FAULT_DELAY_MS, 'pending refund settlement', () =>
+        fetch(
+          `${gw.urls.internal}/sim/wallet_psp/payments/${encodeURIComponent(orderId)}/refund_succeed`,
+          {
+            method: 'POST',
+          },
+        ),
+      );
+    }
     if (entry.refund.status === 'COMPLETED') {
       // As PayPal does, a completed refund is also announced by webhook (after the answer).
       const refund = entry.refund;
@@ -382,6 +408,8 @@ export function registerRefundRoutes(app: FastifyInstance, deps: RefundRouteDeps
         );
       }, 10);
     }
+    // docs/testing.md: refund_timeout loses the answer (the refund and its event stand).
+    if (scenario === 'refund_timeout') return faultsFor(gw).loseAnswer(reply);
     return sendJson(reply, 201, entry.refund);
   });
 

@@ -11,8 +11,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from '../../db/pool.js';
 import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
-import type { Gateway } from '../../gateway.js';
-import { jsonBody, sendJson, sendText } from '../../http/reply.js';
+import type { SimulatorHost } from '../host.js';
+import { jsonBody, sendJson, sendText } from '../reply.js';
 import {
   WP_EVENT_WITHDRAWAL,
   WP_MAX_PAGE_SIZE,
@@ -24,7 +24,7 @@ import {
 } from '../../providers/wallet_psp/reportingWire.js';
 import { WP_CURRENCIES, type WpCapture } from '../../providers/wallet_psp/wire.js';
 import { SimStore, type SimClock } from '../common.js';
-import { simulatorEndpoint } from '../credentials.js';
+import { simulatorEndpoint } from '../../providers/testMode.js';
 import { apiError, providerId, providerTime, type SimOrder, type SimToken } from './orders.js';
 import type { SimCaptureRefunds } from './refunds.js';
 
@@ -40,7 +40,7 @@ export interface SimPayout {
 }
 
 export interface ReportingRouteDeps {
-  gw: Gateway;
+  gw: SimulatorHost;
   clock: SimClock;
   authorize(req: FastifyRequest, reply: FastifyReply): Promise<SimToken | null>;
 }

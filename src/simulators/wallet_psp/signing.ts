@@ -5,6 +5,7 @@ import {
   generateKeyPair,
   randomUUID,
   sign,
+  verify,
   type KeyObject,
 } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -94,4 +95,38 @@ export function transmissionHeaders(opts: {
     [WP_HEADER.certUrl]: opts.baseUrl + certPath(opts.key.keyId),
     [WP_HEADER.authAlgo]: WP_AUTH_ALGO,
   };
+}
+
+/**
+ * The provider's verify-webhook-signature check of one delivery: its own algorithm, its own
+ * certificate (by path: the simulator is reached under more than one host), the webhook id
+ * the merchant registered, and the signature over the event as the provider serializes it.
+ */
+export function verifyTransmission(
+  key: SigningKey,
+  webhookId: string,
+  req: Record<string, unknown>,
+): 'SUCCESS' | 'FAILURE' {
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  let certPathname = '';
+  try {
+    certPathname = new URL(text(req.cert_url)).pathname;
+  } catch {
+    return 'FAILURE';
+  }
+  if (text(req.auth_algo) !== WP_AUTH_ALGO) return 'FAILURE';
+  if (!certPathname.endsWith(certPath(key.keyId))) return 'FAILURE';
+  if (text(req.webhook_id) !== webhookId || webhookId === '') return 'FAILURE';
+  const signature = Buffer.from(text(req.transmission_sig), 'base64');
+  const message = signedMessage(
+    text(req.transmission_id),
+    text(req.transmission_time),
+    webhookId,
+    Buffer.from(JSON.stringify(req.webhook_event), 'utf8'),
+  );
+  const publicKey = createPublicKey(key.certificatePem);
+  return signature.length > 0 &&
+    verify('sha256', Buffer.from(message, 'utf8'), publicKey, signature)
+    ? 'SUCCESS'
+    : 'FAILURE';
 }

@@ -4,7 +4,8 @@ import type { ProviderSlug } from '../domain/types.js';
 /**
  * Test-mode credentials the gateway's adapters and the built-in simulators share, in the
  * shape each real provider issues them. Derived from the master key: stable across
- * restarts and identical on every instance.
+ * restarts and identical on every instance. The core owns them; the simulators are handed
+ * the same master key and derive the same values here.
  */
 export function simulatorEndpoint(
   provider: ProviderSlug,

@@ -1,0 +1,21 @@
+/**
+ * The simulators' clock. Tests move it forward (POST /sim/clock, or directly in-process) to
+ * pass QR expiry and refund windows without waiting; it never affects the gateway's own clock.
+ * It lives in the core because the process assembly owns it and hands it to the simulators.
+ */
+export class SimClock {
+  private offsetMs = 0;
+  /** How far ahead of real time the simulators are. */
+  get offset(): number {
+    return this.offsetMs;
+  }
+  now(): number {
+    return Date.now() + this.offsetMs;
+  }
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+  reset(): void {
+    this.offsetMs = 0;
+  }
+}

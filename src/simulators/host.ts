@@ -1,0 +1,25 @@
+import type { Pool } from '../db/pool.js';
+import type { SimClock } from '../domain/simClock.js';
+
+/**
+ * What the simulators take from the process that mounts them (the gateway, or a process of
+ * their own): nothing more, so they stay a part apart from the core.
+ */
+export interface SimulatorHost {
+  /** Simulator state (sim_objects) lives in the same database, shared by every instance. */
+  pool: Pool;
+  /**
+   * Test-mode credentials are derived from the master key, the same ones the adapters use;
+   * a lost answer is held past the gateway's provider timeout.
+   */
+  config: { masterKey: Buffer; providerTimeoutMs: number };
+  /** internal: where the gateway's /webhooks are; public: the base of checkout pages. */
+  urls: { internal: string; public: string };
+  log: {
+    info(obj: object, msg: string): void;
+    warn(obj: object, msg: string): void;
+  };
+  /** Background sweeps run only while the host is ready. */
+  readonly phase: string;
+  simClock: SimClock;
+}

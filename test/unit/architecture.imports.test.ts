@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+
+// The layering of docs/adr/0001 as a test: every relative import in src/ (type-only ones
+// too: they tie the files together just the same) read from the source text.
+
+const SRC = path.resolve('src');
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const p = path.join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...sourceFiles(p));
+    else if (name.endsWith('.ts')) out.push(p);
+  }
+  return out;
+}
+
+const IMPORT =
+  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
+
+/** src-relative file -> the src-relative files it imports. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles(SRC)) {
+    const text = readFileSync(file, 'utf8');
+    const targets: string[] = [];
+    for (const m of text.matchAll(IMPORT)) {
+      const spec = m[1] ?? m[2] ?? m[3];
+      if (!spec?.startsWith('.')) continue;
+      const resolved = path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts'));
+      targets.push(path.relative(SRC, resolved));
+    }
+    graph.set(path.relative(SRC, file), targets);
+  }
+  return graph;
+}
+
+const graph = importGraph();
+
+/** Some cycle through the graph as a list of files, or null. */
+function findCycle(g: Map<string, string[]>): string[] | null {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (f: string): string[] | null => {
+    if (state.get(f) === 'done') return null;
+    if (state.get(f) === 'open') return [...stack.slice(stack.indexOf(f)), f];
+    state.set(f, 'open');
+    stack.push(f);
+    for (const t of g.get(f) ?? []) {
+      const c = visit(t);
+      if (c) return c;
+    }
+    stack.pop();
+    state.set(f, 'done');
+    return null;
+  };
+  for (const f of g.keys()) {
+    const c = visit(f);
+    if (c) return c;
+  }
+  return null;
+}
+
+function importsInto(prefix: string, from: (file: string) => boolean): string[] {
+  const out: string[] = [];
+  for (const [file, targets] of graph) {
+    if (!from(file)) continue;
+    for (const t of targets) if (t.startsWith(prefix)) out.push(`${file} -> ${t}`);
+  }
+  return out;
+}
+
+const inside = (dir: string) => (file: string) => file.startsWith(`${dir}/`);
+
+test('the import reader sees the imports it must judge', () => {
+  // Guards the test itself: a reader that found nothing would pass every rule below.
+  assert.ok(graph.size > 100, `only ${graph.size} files read`);
+  assert.ok(graph.get('app.ts')?.includes('gateway.ts'));
+  assert.ok(graph.get('app.ts')?.includes('simulators/index.ts'));
+  assert.ok(graph.get('simulators/common.ts')?.includes('db/simObjects.ts'));
+  // A cycle made up here is found.
+  const made = new Map([
+    ['a.ts', ['b.ts']],
+    ['b.ts', ['c.ts']],
+    ['c.ts', ['a.ts']],
+  ]);
+  assert.deepEqual(findCycle(made), ['a.ts', 'b.ts', 'c.ts', 'a.ts']);
+});
+
+test('no import cycle in src/', () => {
+  assert.equal(findCycle(graph), null);
+});
+
+test('only the process assembly mounts the simulators: no core file imports them', () => {
+  const core = (f: string) => !f.startsWith('simulators/') && f !== 'app.ts';
+  assert.deepEqual(importsInto('simulators/', core), []);
+});
+
+test('the simulators share no HTTP code with the gateway', () => {
+  assert.deepEqual(importsInto('http/', inside('simulators')), []);
+  assert.deepEqual(importsInto('gateway.ts', inside('simulators')), []);
+});
+
+test('only the process assembly sees the Gateway object', () => {
+  const assembly = (f: string) =>
+    f === 'app.ts' ||
+    f === 'main.ts' ||
+    f === 'workers.ts' ||
+    f === 'http/server.ts' ||
+    f.startsWith('http/routes/');
+  assert.deepEqual(
+    importsInto('gateway.ts', (f) => !assembly(f) && f !== 'gateway.ts'),
+    [],
+  );
+});
+
+test('domain/ is pure: it imports nothing outside itself', () => {
+  const out = importsInto('', inside('domain')).filter(
+    (e) => !e.split(' -> ')[1]?.startsWith('domain/'),
+  );
+  assert.deepEqual(out, []);
+});
+
+// Simulator files whose provider-specific queries move to db/ with the simulators' split
+// into folders (docs/adr/0001); no other file may hold SQL outside db/.
+const SQL_PENDING_SPLIT = [
+  'simulators/idr_psp.ts',
+  'simulators/wallet_psp/refunds.ts',
+  'simulators/wallet_psp/reporting.ts',
+];
+
+test('SQL is written only in db/ (and migrations)', () => {
+  const sql = /\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b/;
+  const outside = [...graph.keys()].filter(
+    (f) => !f.startsWith('db/') && sql.test(readFileSync(path.join(SRC, f), 'utf8')),
+  );
+  assert.deepEqual(
+    outside.filter((f) => !SQL_PENDING_SPLIT.includes(f)),
+    [],
+  );
+});
