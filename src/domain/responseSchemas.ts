@@ -313,6 +313,10 @@ const PaymentList = object({
       created_at: timestamp,
       updated_at: timestamp,
       finalized_at: nullable(timestamp),
+      test_scenario: nullable({
+        type: 'string',
+        description: "A test-mode payment's metadata.test_scenario (docs/api.md#test-scenarios).",
+      }),
     }),
   ),
 });

@@ -12,8 +12,8 @@ import {
   PARAMS,
   type BodySpec,
 } from '../../domain/schemas.js';
-import { UNKNOWN_TEST_SCENARIO } from '../../domain/testScenarios.js';
-import { PAYMENT_STATUSES } from '../../domain/types.js';
+import { SCENARIO_PROVIDERS, UNKNOWN_TEST_SCENARIO } from '../../domain/testScenarios.js';
+import { PAYMENT_STATUSES, PROVIDERS } from '../../domain/types.js';
 import { AUDIT_ACTIONS } from '../../services/audit.js';
 
 /** A body with filled-in parts: the pattern it matches and one real example. */
@@ -148,7 +148,15 @@ export const ROUTING: ErrorTable = {
 
 export const PAYMENT_CREATE: ErrorTable = {
   // Test-mode apps only: metadata.test_scenario names a simulated provider fault.
-  400: [UNKNOWN_TEST_SCENARIO],
+  400: [
+    UNKNOWN_TEST_SCENARIO,
+    ...Object.entries(SCENARIO_PROVIDERS)
+      .filter(([, providers]) => providers.length < PROVIDERS.length)
+      .map(
+        ([scenario, providers]) =>
+          `metadata.test_scenario ${scenario} is simulated for ${providers.join(', ')} payments only`,
+      ),
+  ],
   500: ['payment create failed', 'customer upsert failed', 'store provider_ref'],
   502: [
     t(

@@ -243,6 +243,7 @@ export const EXAMPLES = {
         created_at: AT,
         updated_at: LATER,
         finalized_at: LATER,
+        test_scenario: null,
       },
     ],
   },
