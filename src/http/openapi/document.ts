@@ -4,6 +4,7 @@
  * parsers use (src/domain/schemas.ts), the response schemas (src/domain/responseSchemas.ts)
  * and the error tables (./errors.ts); nothing in it is written twice.
  */
+import { errorReply } from '../../domain/errors.js';
 import { PROVIDERS } from '../../domain/types.js';
 import { PAYMENT_ID_PATH } from '../paths.js';
 import {
@@ -690,7 +691,7 @@ function operations(): Operation[] {
       summary: 'The process is up (also while starting and draining)',
       security: 'none',
       ok: { 200: { schema: 'Health', description: 'Up.', example: { status: 'ok' } } },
-      errors: { 500: ['internal error'] },
+      errors: E.fixed('internal'),
     },
     {
       method: 'get',
@@ -700,7 +701,7 @@ function operations(): Operation[] {
       summary: 'The database answers and every migration is applied',
       security: 'none',
       ok: { 200: { schema: 'Ready', description: 'Ready.', example: { status: 'ready' } } },
-      errors: { 500: ['internal error'], 503: ['service unavailable'] },
+      errors: E.EVERY_ROUTE,
     },
     {
       method: 'get',
@@ -1014,11 +1015,10 @@ export function buildOpenApiDocument(): Json {
       description:
         "Any path or method not listed here is answered 404 not found (a path under /v1/payments/ or /admin/payments/ that does not percent-decode: 404 payment not found, whatever the method). Before routing, any request may also get the HTTP layer's own answers, and 503 while an instance starts or drains. All in text/plain; charset=utf-8.",
       answers: [
-        { status: 404, body: 'not found' },
         // A payment path that does not percent-decode is refused before routing, any method.
-        { status: 404, body: 'payment not found', pathPattern: PAYMENT_ID_PATH.source },
-        ...Object.entries(E.merge(E.HTTP_LAYER, { 503: ['service unavailable'] })).flatMap(
-          ([status, bodies]) => (bodies ?? []).map((body) => ({ status: Number(status), body })),
+        { ...errorReply('payment_not_found'), pathPattern: PAYMENT_ID_PATH.source },
+        ...Object.entries(E.UNROUTED).flatMap(([status, bodies]) =>
+          (bodies ?? []).map((body) => ({ status: Number(status), body })),
         ),
       ],
     },
