@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from '../../scripts/net.js';
+import { stopWatching, watchGateway } from './openapiCheck.js';
 
 export interface GatewayProcess {
   child: ChildProcess;
@@ -30,10 +31,18 @@ export async function spawnGateway(env: Record<string, string>): Promise<Gateway
     if (Date.now() > until) throw new Error(`gateway not ready in time: ${out}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+  // Its answers to this process are checked against the OpenAPI document (openapiCheck.ts).
+  watchGateway(url);
   return { child, url, output: () => out };
 }
 
 export async function kill(p: GatewayProcess, signal: NodeJS.Signals): Promise<number | null> {
+  const code = await exitOf(p, signal);
+  stopWatching(p.url);
+  return code;
+}
+
+async function exitOf(p: GatewayProcess, signal: NodeJS.Signals): Promise<number | null> {
   // Already gone (exited, or killed by a signal): there will be no other 'exit' event.
   if (p.child.exitCode !== null || p.child.signalCode !== null) return p.child.exitCode;
   const exited = new Promise<number | null>((resolve) =>
