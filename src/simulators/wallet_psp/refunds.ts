@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { findWalletOrderIdByCapture } from '../../db/simObjects.js';
 import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
 import type { SimulatorHost } from '../host.js';
 import { header, rawBody, sendJson, sendText } from '../reply.js';
@@ -247,12 +248,7 @@ export function registerRefundRoutes(app: FastifyInstance, deps: RefundRouteDeps
     const known = await store.get(captureId);
     if (known) return known.orderId;
     // Captures live inside their order; the refund route is addressed by capture id.
-    const res = await gw.pool.query<{ id: string }>(
-      `SELECT id FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'order'
-         AND data #>> '{order,purchase_units,0,payments,captures,0,id}' = $1`,
-      [captureId],
-    );
-    return res.rows[0]?.id ?? null;
+    return findWalletOrderIdByCapture(gw.pool, captureId);
   }
 
   /** Mirrors the completed refunds in the order's capture status, as GET order shows it. */
