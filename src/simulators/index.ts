@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { cardPspSimulator } from './card_psp.js';
+import { cardPspSimulator } from './card_psp/index.js';
 import { MAX_SIM_CLOCK_OFFSET_MS } from './common.js';
 import type { SimulatorHost } from './host.js';
 import { idrPspSimulator } from './idr_psp/index.js';
