@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { SimulatorHost } from '../host.js';
 import type { SimClock } from '../common.js';
 import { walletRouteContext } from './context.js';
-import { registerRefundRoutes } from './refunds.js';
+import { registerRefundRoutes } from './routes/refunds.js';
 import { registerReportingRoutes } from './reporting.js';
 import { registerActionRoutes } from './routes/actions.js';
 import { registerCaptureRoutes } from './routes/capture.js';
