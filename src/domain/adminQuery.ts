@@ -3,6 +3,7 @@
  * the raw query value and answers the typed value or throws a 400 with a plain-text reason.
  */
 import { apiError } from './errors.js';
+import { integerParam, integerParamMessage, PARAMS } from './schemas.js';
 import { isMode, type Mode } from './types.js';
 
 export const DAY_MS = 86_400_000;
@@ -14,20 +15,16 @@ export function resolveMode(raw: string | undefined): Mode | '' {
 
 /** docs/api.md#query-parameters: days is an integer 1..366, default 30. */
 export function parseDays(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return 30;
-  if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 366) {
-    throw apiError('invalid', 'days must be an integer from 1 to 366');
-  }
-  return Number(raw);
+  const days = integerParam(PARAMS.days, raw, 4);
+  if (days === null) throw apiError('invalid', integerParamMessage('days', PARAMS.days));
+  return days;
 }
 
 /** docs/api.md#query-parameters: limit is an integer 1..1000, default 100. */
 export function parseListLimit(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return 100;
-  if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) {
-    throw apiError('invalid', 'limit must be an integer from 1 to 1000');
-  }
-  return Number(raw);
+  const limit = integerParam(PARAMS.limit, raw);
+  if (limit === null) throw apiError('invalid', integerParamMessage('limit', PARAMS.limit));
+  return limit;
 }
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -1,6 +1,15 @@
 import { apiError } from './errors.js';
-import { INVOICE_PREFIX_PATTERN } from './invoice.js';
 import { parseStorableJson } from './jsonInput.js';
+import {
+  CREATE_PAYMENT,
+  missingMessage,
+  missingRequired,
+  notStringMessage,
+  prop,
+  tooLongMessage,
+  type BodySpec,
+  type JsonSchema,
+} from './schemas.js';
 
 export interface CreatePaymentRequest {
   externalUserId: string;
@@ -13,8 +22,11 @@ export interface CreatePaymentRequest {
   invoicePrefix: string | null;
 }
 
-/** Required fields in the documented order (docs/api.md#create-a-payment). */
-const REQUIRED = ['external_user_id', 'amount_minor', 'currency', 'method', 'return_url'] as const;
+// The rules come from the CREATE_PAYMENT schema, which the OpenAPI document is generated from.
+const P = CREATE_PAYMENT.schema.properties;
+const M = CREATE_PAYMENT.messages;
+const EMAIL = new RegExp(P.email.pattern);
+const INVOICE_PREFIX = new RegExp(P.invoice_prefix.pattern);
 
 const bad = (reason: string) => apiError('invalid', reason);
 
@@ -27,12 +39,19 @@ export function parseJsonObject(raw: Buffer): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-function isMissing(v: unknown): boolean {
-  return v === undefined || v === null || v === '';
+/** An integer within the schema's minimum and maximum. */
+export function isIntegerIn(schema: JsonSchema, v: unknown): v is number {
+  return (
+    typeof v === 'number' &&
+    Number.isInteger(v) &&
+    v >= (schema.minimum ?? -Infinity) &&
+    v <= (schema.maximum ?? Infinity)
+  );
 }
 
+/** 1 to 2^53-1: the amount_minor rule of the request schemas. */
 export function isPositiveSafeInteger(v: unknown): v is number {
-  return typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+  return isIntegerIn(P.amount_minor, v);
 }
 
 export function isHttpUrl(v: string): boolean {
@@ -44,46 +63,49 @@ export function isHttpUrl(v: string): boolean {
   }
 }
 
-function optionalString(body: Record<string, unknown>, field: string, max: number): string | null {
+/** A string field of `spec` (absent or null: null), within the schema's maxLength. */
+export function optionalString(
+  spec: BodySpec,
+  body: Record<string, unknown>,
+  field: string,
+): string | null {
   const v = body[field];
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'string') throw bad(`${field} must be a string`);
-  if (v.length > max) throw bad(`${field} must be at most ${max} characters`);
+  if (typeof v !== 'string') throw bad(notStringMessage(field));
+  const max = prop(spec, field).maxLength;
+  if (max !== undefined && v.length > max) throw bad(tooLongMessage(field, max));
   return v;
 }
 
-function requiredString(body: Record<string, unknown>, field: string, max: number): string {
-  return optionalString(body, field, max) as string;
+function requiredString(body: Record<string, unknown>, field: string): string {
+  return optionalString(CREATE_PAYMENT, body, field) as string;
 }
 
 export function parseCreatePayment(body: Record<string, unknown>): CreatePaymentRequest {
-  const missing = REQUIRED.filter((f) => isMissing(body[f]));
-  if (missing.length > 0) throw bad(`missing required fields: ${missing.join(', ')}`);
+  const missing = missingRequired(CREATE_PAYMENT, body);
+  if (missing.length > 0) throw bad(missingMessage(missing));
 
-  const externalUserId = requiredString(body, 'external_user_id', 255);
-  if (!isPositiveSafeInteger(body.amount_minor))
-    throw bad('amount_minor must be a positive integer');
-  const currency = requiredString(body, 'currency', 16);
-  const method = requiredString(body, 'method', 64);
-  const returnUrl = requiredString(body, 'return_url', 2048);
-  if (!isHttpUrl(returnUrl)) throw bad('return_url must be an absolute http(s) URL');
+  const externalUserId = requiredString(body, 'external_user_id');
+  if (!isPositiveSafeInteger(body.amount_minor)) throw bad(M.amount_minor);
+  const currency = requiredString(body, 'currency');
+  const method = requiredString(body, 'method');
+  const returnUrl = requiredString(body, 'return_url');
+  if (!isHttpUrl(returnUrl)) throw bad(M.return_url);
 
-  const email = optionalString(body, 'email', 320);
-  if (email !== null && email !== '' && !/^[^\s@]+@[^\s@]+$/.test(email)) {
-    throw bad('email must be an email address');
-  }
+  const email = optionalString(CREATE_PAYMENT, body, 'email');
+  if (email !== null && !EMAIL.test(email)) throw bad(M.email);
 
   const metadata = body.metadata ?? {};
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
-    throw bad('metadata must be a JSON object');
+    throw bad(M.metadata);
   }
 
   const invoicePrefix = body.invoice_prefix ?? null;
   if (
     invoicePrefix !== null &&
-    (typeof invoicePrefix !== 'string' || !INVOICE_PREFIX_PATTERN.test(invoicePrefix))
+    (typeof invoicePrefix !== 'string' || !INVOICE_PREFIX.test(invoicePrefix))
   ) {
-    throw bad(`invoice_prefix must match ${INVOICE_PREFIX_PATTERN.source}`);
+    throw bad(M.invoice_prefix);
   }
 
   return {

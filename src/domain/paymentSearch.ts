@@ -4,8 +4,9 @@
  */
 import { parseTimestamp } from './adminQuery.js';
 import { apiError } from './errors.js';
+import { PARAMS } from './schemas.js';
 
-export const SEARCH_Q_MAX = 200;
+export const SEARCH_Q_MAX = PARAMS.q.maxLength;
 
 /** Text PostgreSQL can store and compare: no NUL or other control characters, no lone surrogates. */
 export function isText(s: string): boolean {
@@ -71,7 +72,7 @@ export function parsePaymentSearch(q: {
   return {
     q: term,
     idRange,
-    appId: text('app_id', q.app_id, 64),
+    appId: text('app_id', q.app_id, PARAMS.appId.maxLength),
     createdFrom,
     createdTo,
     amountMin,

@@ -12,6 +12,8 @@ import { durable } from '../db/pool.js';
 import { ApiError, errorReply, type FixedTextKind } from '../domain/errors.js';
 import type { Gateway } from '../gateway.js';
 import { connectionsDropped } from '../metrics.js';
+import { openApiRoute } from './openapi/route.js';
+import { PAYMENT_ID_PATH } from './paths.js';
 import { isMarkedDurable, sendError, sendText } from './reply.js';
 import { adminRoutes, metricsRoute } from './routes/admin.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -23,9 +25,6 @@ export const BODY_LIMIT = 1024 * 1024;
 
 /** PostgreSQL's character_not_in_repertoire and untranslatable_character. */
 const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
-
-/** Routes whose parameter is a payment id: a malformed one is that payment not found. */
-const PAYMENT_ID_PATH = /^\/(v1|admin)\/payments\/[^?]/;
 
 export type HttpServer = ReturnType<typeof buildHttpServer>;
 
@@ -148,6 +147,7 @@ export function buildHttpServer(gw: Gateway, mounts: readonly Mount[] = []) {
   app.register(adminRoutes(gw), { prefix: '/admin' });
   app.register(metricsRoute(gw));
   app.register(dashboardRoutes());
+  app.register(openApiRoute());
   for (const m of mounts) app.register(m.routes, { prefix: m.prefix });
   return app;
 }

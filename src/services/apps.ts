@@ -7,6 +7,7 @@ import { apiError } from '../domain/errors.js';
 import { newAppId } from '../domain/ids.js';
 import { textProblem } from '../domain/jsonInput.js';
 import { isHttpUrl } from '../domain/paymentRequest.js';
+import { APP_MESSAGES, CREATE_APP } from '../domain/schemas.js';
 import { PROVIDER_METHODS } from '../domain/routing.js';
 import { isMode, isProvider, PROVIDERS, type Mode, type ProviderSlug } from '../domain/types.js';
 import { redactUrl, type Audit } from './audit.js';
@@ -69,16 +70,20 @@ function withSecrets(row: AppRow, signingSecret: string, webhookSecret: string):
   };
 }
 
+// The rules and texts of the CREATE_APP and PATCH_APP schemas (src/domain/schemas.ts).
+const RULES = CREATE_APP.schema.properties;
+const MSG = APP_MESSAGES;
+
 function parseName(v: unknown): string {
-  if (typeof v !== 'string' || v.trim() === '') throw bad('name must be a non-empty string');
-  if (v.length > 200) throw bad('name must be at most 200 characters');
+  if (typeof v !== 'string' || v.trim() === '') throw bad(MSG.name);
+  if (v.length > RULES.name.maxLength) throw bad(MSG.name_length);
   return v;
 }
 
 function parseWebhookUrl(v: unknown): string | null {
   if (v === undefined || v === null || v === '') return null;
-  if (typeof v !== 'string' || !isHttpUrl(v) || v.length > 2048) {
-    throw bad('webhook_url must be an absolute http(s) URL');
+  if (typeof v !== 'string' || !isHttpUrl(v) || v.length > RULES.webhook_url.maxLength) {
+    throw bad(MSG.webhook_url);
   }
   return v;
 }
@@ -119,13 +124,13 @@ async function checkWebhookTarget(
     const addresses = await addressesOf(deps.resolveHost, host);
     if (addresses.every((a) => isPublicAddress(a))) return;
   }
-  throw bad('webhook_url must be a public address');
+  throw bad(MSG.webhook_url_public);
 }
 
 function parseProviders(v: unknown): ProviderSlug[] {
   if (v === undefined) return [...PROVIDERS];
   if (!Array.isArray(v) || !v.every((p) => typeof p === 'string')) {
-    throw bad('allowed_providers must be an array of provider slugs');
+    throw bad(MSG.allowed_providers);
   }
   for (const p of v) if (!isProvider(p)) throw bad(`unknown provider ${p}`);
   return [...new Set(v as ProviderSlug[])];
@@ -137,7 +142,7 @@ function parseMethods(v: unknown): Record<string, string[]> {
   for (const p of PROVIDERS) out[p] = [...PROVIDER_METHODS[p]];
   if (v === undefined) return out;
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-    throw bad('allowed_methods must be an object of provider slug to method list');
+    throw bad(MSG.allowed_methods);
   }
   for (const [p, methods] of Object.entries(v)) {
     if (!isProvider(p)) throw bad(`unknown provider ${p}`);
@@ -155,7 +160,7 @@ function parseMethods(v: unknown): Record<string, string[]> {
 
 function objectBody(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw bad('body must be a JSON object');
+    throw bad(MSG.body);
   }
   return body as Record<string, unknown>;
 }
@@ -188,7 +193,7 @@ export async function createApp(
   const body = objectBody(rawBody);
   const name = parseName(body.name);
   const mode = body.mode ?? 'test';
-  if (!isMode(mode)) throw bad('mode must be one of test, sandbox, live');
+  if (!isMode(mode)) throw bad(MSG.mode);
   const webhookUrl = parseWebhookUrl(body.webhook_url);
   await checkWebhookTarget(deps, mode, webhookUrl);
   const allowedProviders = parseProviders(body.allowed_providers);
@@ -232,7 +237,7 @@ export async function patchApp(
   audit: Audit,
 ): Promise<AppView> {
   const body = objectBody(rawBody);
-  if ('mode' in body) throw bad('mode cannot be changed');
+  if ('mode' in body) throw bad(MSG.mode_change);
   const current = await findApp(deps, id);
   if (!current) throw appNotFound();
   const patch: appsDb.AppPatch = {};

@@ -9,6 +9,7 @@ import { insertAuditEntry, listAuditRows } from '../db/audit.js';
 import type { Queryable } from '../db/pool.js';
 import { parseListLimit } from '../domain/adminQuery.js';
 import { apiError } from '../domain/errors.js';
+import { PARAMS } from '../domain/schemas.js';
 import { isText } from '../domain/paymentSearch.js';
 
 export const AUDIT_ACTIONS = [
@@ -97,7 +98,10 @@ export async function listAudit(
     throw apiError('invalid', `action must be one of ${AUDIT_ACTIONS.join(', ')}`);
   }
   const targetId = q.target_id === undefined || q.target_id === '' ? null : q.target_id;
-  if (targetId !== null && (targetId.length > 200 || !isText(targetId))) {
+  if (
+    targetId !== null &&
+    (targetId.length > PARAMS.auditTargetId.maxLength || !isText(targetId))
+  ) {
     throw apiError('invalid', 'target_id must be at most 200 characters of text');
   }
   const rows = await listAuditRows(db, { action, targetId, before, limit });

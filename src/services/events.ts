@@ -8,16 +8,22 @@ import { appEventsAfter, enqueueRedeliveries, isAppEvent } from '../db/events.js
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import { parseTimestamp } from '../domain/adminQuery.js';
 import { apiError } from '../domain/errors.js';
+import {
+  integerParam,
+  integerParamMessage,
+  missingMessage,
+  missingRequired,
+  PARAMS,
+  REDELIVER,
+} from '../domain/schemas.js';
 import type { Audit } from './audit.js';
 
-export const EVENTS_MAX_LIMIT = 100;
+export const EVENTS_MAX_LIMIT = PARAMS.eventsLimit.maximum;
 
 export function parseEventsLimit(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return EVENTS_MAX_LIMIT;
-  if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > EVENTS_MAX_LIMIT) {
-    throw apiError('invalid', `limit must be an integer from 1 to ${EVENTS_MAX_LIMIT}`);
-  }
-  return Number(raw);
+  const limit = integerParam(PARAMS.eventsLimit, raw);
+  if (limit === null) throw apiError('invalid', integerParamMessage('limit', PARAMS.eventsLimit));
+  return limit;
 }
 
 /**
@@ -32,7 +38,7 @@ export async function listAppEvents(
   const limit = parseEventsLimit(q.limit);
   let after = null;
   if (q.after !== undefined && q.after !== '') {
-    if (q.after.length > 64 || !(await isAppEvent(db, appId, q.after))) {
+    if (q.after.length > PARAMS.eventsAfter.maxLength || !(await isAppEvent(db, appId, q.after))) {
       throw apiError('invalid', 'after must be an event id from a previous page');
     }
     after = q.after;
@@ -69,9 +75,8 @@ export function parseRedeliver(body: unknown, now: Date): RedeliverRequest {
     throw apiError('invalid', 'body must be a JSON object');
   }
   const b = body as Record<string, unknown>;
-  if (b.since === undefined || b.since === null || b.since === '') {
-    throw apiError('invalid', 'missing required fields: since');
-  }
+  const missing = missingRequired(REDELIVER, b);
+  if (missing.length > 0) throw apiError('invalid', missingMessage(missing));
   const time = (name: string, v: unknown): Date | null => {
     if (v === undefined || v === null || v === '') return null;
     return parseTimestamp(name, typeof v === 'string' ? v : ' ');
@@ -80,7 +85,7 @@ export function parseRedeliver(body: unknown, now: Date): RedeliverRequest {
   const until = time('until', b.until) ?? now;
   if (since.getTime() > until.getTime()) throw apiError('invalid', 'since must not be after until');
   const only = b.only_undelivered ?? false;
-  if (typeof only !== 'boolean') throw apiError('invalid', 'only_undelivered must be a boolean');
+  if (typeof only !== 'boolean') throw apiError('invalid', REDELIVER.messages.only_undelivered);
   return { since, until, onlyUndelivered: only };
 }
 

@@ -4,6 +4,7 @@ import type { PaymentRow } from '../db/payments.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { parseListLimit } from '../domain/adminQuery.js';
 import { apiError } from '../domain/errors.js';
+import { RESOLVE_EXCEPTION } from '../domain/schemas.js';
 import { isPaymentId, newId } from '../domain/ids.js';
 import { paymentExceptions } from '../metrics.js';
 
@@ -95,8 +96,10 @@ const badCursor = () => apiError('invalid', 'before must be an exception id from
 /** POST /admin/exceptions/{id}/resolve with { "note": "..." }: manual -> resolved, once. */
 export async function resolveException(db: Pool, id: string, body: unknown) {
   const note = (body as { note?: unknown } | null)?.note;
-  if (typeof note !== 'string' || note.trim() === '') throw apiError('invalid', 'note is required');
-  if (note.length > 2000) throw apiError('invalid', 'note must be at most 2000 characters');
+  const { messages, schema } = RESOLVE_EXCEPTION;
+  if (typeof note !== 'string' || note.trim() === '') throw apiError('invalid', messages.note);
+  if (note.length > schema.properties.note.maxLength)
+    throw apiError('invalid', messages.note_length);
   const found = isPaymentId(id) ? await exceptionsDb.findException(db, id) : null;
   if (!found) throw apiError('exception_not_found');
   const resolved = await exceptionsDb.resolveException(db, id, note);

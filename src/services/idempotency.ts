@@ -2,6 +2,7 @@ import { sha256Hex } from '../auth/crypto.js';
 import * as idem from '../db/idempotency.js';
 import type { Pool } from '../db/pool.js';
 import { apiError } from '../domain/errors.js';
+import { IDEMPOTENCY_KEY } from '../domain/schemas.js';
 
 export interface StoredResponse {
   status: number;
@@ -30,8 +31,11 @@ export function idempotencyScope(
   return key === undefined ? null : { appId, endpoint, key };
 }
 
+const PRINTABLE = new RegExp(IDEMPOTENCY_KEY.schema.pattern);
+
 export function validIdempotencyKey(key: string): boolean {
-  return key.length >= 1 && key.length <= 255 && /^[\x20-\x7e]+$/.test(key);
+  const { minLength, maxLength } = IDEMPOTENCY_KEY.schema;
+  return key.length >= minLength && key.length <= maxLength && PRINTABLE.test(key);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -50,7 +54,7 @@ export async function runIdempotent(
 ): Promise<StoredResponse> {
   if (!scope) return handler({ scope: null, resumeId: null });
   if (!validIdempotencyKey(scope.key)) {
-    throw apiError('invalid', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
+    throw apiError('invalid', IDEMPOTENCY_KEY.message);
   }
   const hash = sha256Hex(rawBody);
   const started = Date.now();

@@ -10,7 +10,13 @@ import type { RefundRow } from '../db/refunds.js';
 import { apiError, ApiError, notFoundPayment, notConfigured } from '../domain/errors.js';
 import { refundEventBody } from '../domain/events.js';
 import { isPaymentId, newId } from '../domain/ids.js';
-import { isPositiveSafeInteger, parseJsonObject } from '../domain/paymentRequest.js';
+import { isIntegerIn, optionalString, parseJsonObject } from '../domain/paymentRequest.js';
+import {
+  CREATE_REFUND,
+  missingMessage,
+  missingRequired,
+  notStringMessage,
+} from '../domain/schemas.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { BadReference, ProviderError, type InboundAction } from '../providers/types.js';
@@ -56,14 +62,17 @@ export function toRefundView(r: RefundRow) {
 
 const bad = (reason: string) => apiError('invalid', reason);
 
+/** The rules of the CREATE_REFUND and ADMIN_REFUND schemas (src/domain/schemas.ts). */
 function parseRefundFields(body: Record<string, unknown>): RefundRequest {
   const amount = body.amount_minor;
-  if (amount !== undefined && amount !== null && !isPositiveSafeInteger(amount)) {
-    throw bad('amount_minor must be a positive integer');
+  if (
+    amount !== undefined &&
+    amount !== null &&
+    !isIntegerIn(CREATE_REFUND.schema.properties.amount_minor, amount)
+  ) {
+    throw bad(CREATE_REFUND.messages.amount_minor);
   }
-  const reason = body.reason ?? '';
-  if (typeof reason !== 'string') throw bad('reason must be a string');
-  if (reason.length > 500) throw bad('reason must be at most 500 characters');
+  const reason = optionalString(CREATE_REFUND, body, 'reason') ?? '';
   return { amountMinor: (amount as number | null | undefined) ?? null, reason };
 }
 
@@ -77,11 +86,10 @@ export async function createRefund(
   const scope = idempotencyScope(app.id, 'POST /v1/refunds', idempotencyKey);
   return runIdempotent(deps.pool, deps.durablePool, scope, rawBody, async (claim) => {
     const body = parseJsonObject(rawBody);
+    const missing = missingRequired(CREATE_REFUND, body);
+    if (missing.length > 0) throw bad(missingMessage(missing));
     const paymentId = body.payment_id;
-    if (paymentId === undefined || paymentId === null || paymentId === '') {
-      throw bad('missing required fields: payment_id');
-    }
-    if (typeof paymentId !== 'string') throw bad('payment_id must be a string');
+    if (typeof paymentId !== 'string') throw bad(notStringMessage('payment_id'));
     const req = parseRefundFields(body);
     const payment = isPaymentId(paymentId) ? await findPayment(deps.pool, paymentId) : null;
     if (!payment || payment.app_id !== app.id) throw notFoundPayment();

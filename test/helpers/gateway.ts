@@ -6,6 +6,7 @@ import type { AppWithSecrets } from '../../src/services/apps.js';
 import { createTestDatabase } from './db.js';
 import { signedFetch, type HttpResult } from './http.js';
 import { TestNetwork } from './network.js';
+import { stopWatching, watchGateway } from './openapiCheck.js';
 import { Receiver } from './receiver.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -61,6 +62,9 @@ export async function startTestGateway(
   const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const running = await startGateway(config, log, { ...opts, webhookNetwork: network });
   const url = running.url;
+  // Every answer of this gateway that the test process receives must be one the OpenAPI
+  // document describes (test/helpers/openapiCheck.ts).
+  watchGateway(url);
   const admin = async (method: string, path: string, body?: unknown, token = ADMIN_TOKEN) => {
     const headers: Record<string, string> = {};
     if (token) headers.authorization = `Bearer ${token}`;
@@ -89,6 +93,7 @@ export async function startTestGateway(
     async stop() {
       await running.stop();
       await db.drop();
+      stopWatching(url);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from '../../scripts/net.js';
+import { stopWatching, watchGateway } from './openapiCheck.js';
 
 export interface GatewayProcess {
   child: ChildProcess;
@@ -41,7 +42,16 @@ async function spawnReady(
 /** The real gateway as its own OS process (`node --import tsx src/main.ts`), ready when /readyz says so. */
 export async function spawnGateway(env: Record<string, string>): Promise<GatewayProcess> {
   const port = await freePort();
-  return spawnReady('gateway', 'src/main.ts', { ...env, PORT: String(port) }, port, '/readyz');
+  const gateway = await spawnReady(
+    'gateway',
+    'src/main.ts',
+    { ...env, PORT: String(port) },
+    port,
+    '/readyz',
+  );
+  // Its answers to this process are checked against the OpenAPI document (openapiCheck.ts).
+  watchGateway(gateway.url);
+  return gateway;
 }
 
 /**
@@ -62,6 +72,12 @@ export async function spawnSimulators(
 }
 
 export async function kill(p: GatewayProcess, signal: NodeJS.Signals): Promise<number | null> {
+  const code = await exitOf(p, signal);
+  stopWatching(p.url);
+  return code;
+}
+
+async function exitOf(p: GatewayProcess, signal: NodeJS.Signals): Promise<number | null> {
   if (p.child.exitCode !== null) return p.child.exitCode;
   const exited = new Promise<number | null>((resolve) =>
     p.child.once('exit', (code) => resolve(code)),

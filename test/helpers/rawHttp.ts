@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { checkRawAnswer } from './openapiCheck.js';
 
 /**
  * One raw TCP connection to the gateway, so a test can send malformed or half-finished
@@ -90,7 +91,10 @@ export async function rawExchange(url: string, data: string | Buffer, guardMs = 
   s.write(data);
   const state = await s.closedOrStillOpenAfter(guardMs);
   s.destroy();
-  return { state, raw: s.received(), response: parseResponse(s.received()) };
+  const response = parseResponse(s.received());
+  // Checked against the OpenAPI document when the URL is a watched test gateway.
+  if (response) checkRawAnswer(url, data.toString('latin1'), response);
+  return { state, raw: s.received(), response };
 }
 
 /** Sends one request with Connection: close and returns the parsed response. */

@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { eventually } from '../helpers/eventually.js';
 import { assertError, assertStatus, rawSigned, RFC3339_UTC, sql } from '../helpers/core.js';
+import { exemptAnswers } from '../helpers/openapiCheck.js';
 import { startWithReceiver, type GatewayWithReceiver } from '../helpers/gateway.js';
 import { paidPayment } from '../helpers/payments.js';
 
@@ -148,6 +149,9 @@ describe('GET /v1/events', () => {
 
   test('an event of a transaction still open holds back every later one until it commits', async () => {
     const before = (await feed(h.app)).events.map((e) => e.id);
+    exemptAnswers(h.gw.url, 'two events written by SQL with bodies no gateway event has', (a) =>
+      /evt_(open|later)0{10}/.test(a.body),
+    );
     const open = new pg.Client({ connectionString: h.gw.databaseUrl });
     await open.connect();
     try {

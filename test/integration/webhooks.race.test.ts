@@ -49,8 +49,11 @@ test('100 concurrent mixed success/failure events for one payment: one transitio
   assert.equal(losers.length, 99);
 
   const db = gw.running.gw.pool;
+  // Only the payment's own transition counts here: when a failure or cancel wins, each later
+  // settlement is a charge on a finalized payment (docs/api.md#exceptions), recorded once as
+  // an exception whose refund attempt sends refund events of its own.
   const events = await db.query<{ event_type: string }>(
-    `SELECT event_type FROM outbound_events WHERE payment_id = $1`,
+    `SELECT event_type FROM outbound_events WHERE payment_id = $1 AND event_type LIKE 'payment.%'`,
     [id],
   );
   assert.equal(events.rows.length, 1);
@@ -62,14 +65,80 @@ test('100 concurrent mixed success/failure events for one payment: one transitio
     canceled: 'payment.canceled',
   }[finalStatus];
   assert.equal(events.rows[0]?.event_type, expectedEvent);
+  const exceptions = await db.query<{ kind: string }>(
+    `SELECT kind FROM payment_exceptions WHERE payment_id = $1`,
+    [id],
+  );
+  const expectedExceptions = {
+    succeeded: [],
+    failed: ['paid_after_failure'],
+    canceled: ['paid_after_cancel'],
+  }[finalStatus];
+  assert.deepEqual(
+    exceptions.rows.map((r) => r.kind),
+    expectedExceptions,
+  );
   await eventually(async () => {
     const d = await db.query<{ status: string }>(
       `SELECT status FROM deliveries WHERE payment_id = $1`,
       [id],
     );
-    return d.rows.length === 1 && d.rows[0]?.status === 'delivered';
+    return (
+      d.rows.length > 0 && d.rows.every((r) => r.status === 'delivered' || r.status === 'dead')
+    );
   });
-  const received = receiver.received.filter((r) => JSON.parse(r.body).payment_id === id);
+  const received = receiver.received
+    .map((r) => JSON.parse(r.body) as { payment_id: string; event: string; status: string })
+    .filter((b) => b.payment_id === id && b.event.startsWith('payment.'));
   assert.equal(received.length, 1);
-  assert.equal(JSON.parse(received[0]?.body ?? '{}').status, finalStatus);
+  assert.equal(received[0]?.status, finalStatus);
+});
+
+test('a failure first, then 25 concurrent settlements: the failure stands, one exception, one payment event', async () => {
+  const created = await gw.v1(app, 'POST', '/v1/payments', {
+    external_user_id: 'race-late',
+    email: 'race@example.com',
+    amount_minor: 78000,
+    currency: 'IDR',
+    method: 'qris',
+    return_url: 'https://shop.example/',
+  });
+  assert.equal(created.status, 201, created.text);
+  const id = created.json<{ payment_id: string }>().payment_id;
+  const key = idrTestServerKey(gw.config.masterKey);
+  const first = await postWebhook(
+    gw.url,
+    'idr_psp',
+    idrNotification(key, { orderId: id, status: 'expire', grossAmount: 78000 }),
+  );
+  assert.equal(first.text, '{"acknowledged":true}');
+  const late = await Promise.all(
+    Array.from({ length: 25 }, () =>
+      postWebhook(
+        gw.url,
+        'idr_psp',
+        idrNotification(key, { orderId: id, status: 'settlement', grossAmount: 78000 }),
+      ),
+    ),
+  );
+  assert.ok(late.every((a) => a.status === 200));
+  const db = gw.running.gw.pool;
+  const events = await db.query<{ event_type: string }>(
+    `SELECT event_type FROM outbound_events WHERE payment_id = $1 AND event_type LIKE 'payment.%'`,
+    [id],
+  );
+  assert.deepEqual(
+    events.rows.map((r) => r.event_type),
+    ['payment.failed'],
+  );
+  const exceptions = await db.query<{ kind: string }>(
+    `SELECT kind FROM payment_exceptions WHERE payment_id = $1`,
+    [id],
+  );
+  assert.deepEqual(
+    exceptions.rows.map((r) => r.kind),
+    ['paid_after_failure'],
+  );
+  const payment = await gw.v1(app, 'GET', `/v1/payments/${id}`);
+  assert.equal(payment.json<{ status: string }>().status, 'failed');
 });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { authenticateAdmin } from '../../auth/adminAuth.js';
 import { parseListLimit } from '../../domain/adminQuery.js';
 import { apiError } from '../../domain/errors.js';
+import { PARAMS } from '../../domain/schemas.js';
 import { serviceDeps, type Gateway } from '../../gateway.js';
 import {
   createApp,
@@ -96,8 +97,9 @@ export function adminRoutes(gw: Gateway) {
       '/deliveries',
       async (req, reply) => {
         const status = req.query.status ?? null;
-        if (status !== null && !['pending', 'delivered', 'dead'].includes(status)) {
-          throw apiError('invalid', 'status must be one of pending, delivered, dead');
+        const statuses: readonly string[] = PARAMS.deliveryStatus.enum;
+        if (status !== null && !statuses.includes(status)) {
+          throw apiError('invalid', `status must be one of ${statuses.join(', ')}`);
         }
         const limit = parseListLimit(req.query.limit);
         return sendJson(reply, 200, { deliveries: await listDeliveries(gw.pool, status, limit) });

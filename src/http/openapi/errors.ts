@@ -1,0 +1,317 @@
+/**
+ * The plain-text error bodies of each operation, for the OpenAPI document. Statuses and texts
+ * come from the closed error table (src/domain/errors.ts) that the error handler answers
+ * with, the 400 texts of request rules from the request schemas (src/domain/schemas.ts) that
+ * the parsers use. The integration tests check every error answer they receive against the
+ * resulting lists (test/helpers/openapiCheck.ts).
+ */
+import { errorReply, type ErrorKind, type FixedTextKind } from '../../domain/errors.js';
+import { MAX_JSON_DEPTH } from '../../domain/jsonInput.js';
+import {
+  bodyErrors,
+  IDEMPOTENCY_KEY,
+  integerParamMessage,
+  PARAMS,
+  type BodySpec,
+} from '../../domain/schemas.js';
+import { SCENARIO_PROVIDERS, UNKNOWN_TEST_SCENARIO } from '../../domain/testScenarios.js';
+import { PAYMENT_STATUSES, PROVIDERS } from '../../domain/types.js';
+import { AUDIT_ACTIONS } from '../../services/audit.js';
+
+/** A body with filled-in parts: the pattern it matches and one real example. */
+export interface Templated {
+  readonly pattern: string;
+  readonly example: string;
+  readonly description: string;
+}
+export type ErrorBody = string | Templated;
+export type ErrorTable = Readonly<Partial<Record<number, readonly ErrorBody[]>>>;
+
+const t = (template: string, pattern: string, example: string): Templated => ({
+  pattern,
+  example,
+  description: template,
+});
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Fixed kinds of the error table, each under its own status. */
+export function fixed(...kinds: FixedTextKind[]): ErrorTable {
+  return merge(...kinds.map((k) => ({ [errorReply(k).status]: [errorReply(k).body] })));
+}
+
+/**
+ * A templated kind of the error table: its description and pattern are its own template
+ * filled with `<name>` and with each part's pattern; the example fills in `example`.
+ */
+function templated(
+  kind: ErrorKind,
+  parts: readonly { name: string; pattern: string; example: string }[],
+): ErrorTable {
+  const fill = (values: string[]) =>
+    (errorReply as (k: ErrorKind, ...a: string[]) => { status: number; body: string })(
+      kind,
+      ...values,
+    );
+  const markers = parts.map((_p, i) => `\u0000${i}\u0000`);
+  let pattern = escape(fill(markers).body);
+  parts.forEach((p, i) => {
+    pattern = pattern.replace(escape(markers[i] as string), p.pattern);
+  });
+  const { status, body: example } = fill(parts.map((p) => p.example));
+  return {
+    [status]: [t(fill(parts.map((p) => `<${p.name}>`)).body, `^${pattern}$`, example)],
+  };
+}
+
+const ANY = '[\\s\\S]+';
+const STATUS = (values: readonly string[]) => `(${values.join('|')})`;
+
+/** Merges tables: the bodies of each status, in order, without repeats. */
+export function merge(...tables: ErrorTable[]): ErrorTable {
+  const out: Partial<Record<number, ErrorBody[]>> = {};
+  for (const table of tables) {
+    for (const [status, bodies] of Object.entries(table)) {
+      const list = (out[Number(status)] ??= []);
+      for (const b of bodies ?? []) {
+        const key = JSON.stringify(b);
+        if (!list.some((x) => JSON.stringify(x) === key)) list.push(b);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Any request, routed or not: what the HTTP layer answers itself (a malformed request, a
+ * request not received in time, headers over the limit; docs/api.md#errors).
+ */
+export const HTTP_LAYER: ErrorTable = fixed('bad_request', 'request_timeout', 'headers_too_large');
+
+/** Any route but /healthz: the error handler's 500, and 503 while starting or draining. */
+export const EVERY_ROUTE: ErrorTable = fixed('internal', 'unavailable');
+
+/** Routes that read a body: its size bound. */
+export const WITH_BODY: ErrorTable = fixed('body_too_large');
+
+/** A path parameter over the router's length bound, on routes whose id is not a payment id. */
+export const LONG_PARAM: ErrorTable = fixed('uri_too_long');
+
+export const APP_AUTH: ErrorTable = fixed(
+  'missing_auth_headers',
+  'bad_timestamp',
+  'timestamp_out_of_range',
+  'bad_signature',
+);
+
+export const ADMIN_AUTH: ErrorTable = fixed('unauthorized');
+
+const invalid = (...bodies: ErrorBody[]): ErrorTable => ({
+  [errorReply('invalid', '').status]: bodies,
+});
+
+/** docs/api.md#text-in-request-bodies: every JSON body, before anything else reads it. */
+export const JSON_TEXT: ErrorTable = merge(
+  fixed('invalid_json'),
+  invalid(
+    t(
+      '<field> must not contain NUL characters',
+      '^.+ must not contain NUL characters$',
+      'metadata must not contain NUL characters',
+    ),
+    t(
+      '<field> must not contain unpaired UTF-16 surrogates',
+      '^.+ must not contain unpaired UTF-16 surrogates$',
+      'metadata must not contain unpaired UTF-16 surrogates',
+    ),
+    t(
+      `<field> nested too deeply (max ${MAX_JSON_DEPTH} levels)`,
+      `^.+ nested too deeply \\(max ${MAX_JSON_DEPTH} levels\\)$`,
+      `metadata nested too deeply (max ${MAX_JSON_DEPTH} levels)`,
+    ),
+  ),
+);
+
+/** A body that must be a JSON object. */
+export const JSON_BODY: ErrorTable = merge(JSON_TEXT, invalid('body must be a JSON object'));
+
+/** The 400 bodies of a request body's own rules, from its schema. */
+export function bodyRules(
+  spec: BodySpec,
+  generic?: { types?: boolean; lengths?: boolean; missing?: boolean },
+): ErrorTable {
+  const { fixed: texts, missingPattern } = bodyErrors(spec, generic);
+  const required = spec.schema.required ?? [];
+  const bodies: ErrorBody[] = [...texts];
+  if (missingPattern) {
+    bodies.unshift(
+      t(
+        'missing required fields: <names, in the order of the schema, joined by ", ">',
+        missingPattern,
+        `missing required fields: ${required.join(', ')}`,
+      ),
+    );
+  }
+  return invalid(...bodies);
+}
+
+export const IDEMPOTENT: ErrorTable = merge(
+  invalid(IDEMPOTENCY_KEY.message),
+  fixed('idempotency_conflict'),
+);
+
+export const PAYMENT_NOT_FOUND: ErrorTable = fixed('payment_not_found');
+
+export const ROUTING: ErrorTable = merge(
+  templated('no_provider', [
+    { name: 'method', pattern: '.*', example: 'qris' },
+    { name: 'currency', pattern: '.*', example: 'USD' },
+  ]),
+  templated('provider_not_allowed', [{ name: 'provider', pattern: '[a-z_]+', example: 'idr_psp' }]),
+  templated('method_not_enabled', [
+    { name: 'method', pattern: '.*', example: 'qris' },
+    { name: 'provider', pattern: '[a-z_]+', example: 'idr_psp' },
+  ]),
+);
+
+export const PAYMENT_CREATE: ErrorTable = merge(
+  // Test-mode apps only: metadata.test_scenario names a simulated provider fault.
+  invalid(
+    UNKNOWN_TEST_SCENARIO,
+    ...Object.entries(SCENARIO_PROVIDERS)
+      .filter(([, providers]) => providers.length < PROVIDERS.length)
+      .map(
+        ([scenario, providers]) =>
+          `metadata.test_scenario ${scenario} is simulated for ${providers.join(', ')} payments only`,
+      ),
+  ),
+  fixed('payment_create_failed', 'customer_upsert_failed', 'store_provider_ref'),
+  templated('provider_checkout_failed', [
+    {
+      name: "the provider's text, or what happened",
+      pattern: ANY,
+      example: 'card_psp timed out after 15000 ms',
+    },
+  ]),
+);
+
+const REFUND_FAILED = templated('refund_failed', [
+  {
+    name: "the provider's text, or what happened",
+    pattern: ANY,
+    example: 'card_psp refunds are made at the provider',
+  },
+]);
+
+export const REFUND_RULES: ErrorTable = merge(
+  templated('refund_needs_succeeded', [
+    { name: 'status', pattern: STATUS(PAYMENT_STATUSES), example: 'initiated' },
+  ]),
+  fixed('refund_exceeds_amount', 'already_refunded'),
+  REFUND_FAILED,
+);
+
+/** Admin cancel: its own texts, and those of the full refund a paid payment gets. */
+export const CANCEL: ErrorTable = merge(
+  templated('already_finalized', [
+    { name: 'status', pattern: STATUS(['failed', 'canceled']), example: 'canceled' },
+  ]),
+  fixed('already_refunded'),
+  REFUND_FAILED,
+  templated('cancel_failed', [
+    { name: "the provider's text", pattern: ANY, example: 'provider unreachable' },
+  ]),
+);
+
+export const SYNC: ErrorTable = templated('sync_failed', [
+  { name: "the provider's text", pattern: ANY, example: 'provider unreachable' },
+]);
+
+const timeMessage = (name: string) =>
+  `${name} must be an RFC 3339 timestamp or a date YYYY-MM-DD (UTC)`;
+
+export const LIST_LIMIT: ErrorTable = invalid(integerParamMessage('limit', PARAMS.limit));
+export const DAYS: ErrorTable = invalid(integerParamMessage('days', PARAMS.days));
+export const SINCE_UNTIL: ErrorTable = invalid(
+  timeMessage('since'),
+  timeMessage('until'),
+  'since must not be after until',
+);
+export const PAYOUT_WINDOW: ErrorTable = invalid('since and until must be at most 366 days apart');
+
+export const PAYMENT_LIST: ErrorTable = invalid(
+  `status must be one of ${PARAMS.paymentStatus.enum.join(', ')}`,
+  'before must be a payment id from a previous page',
+  `q must be at most ${PARAMS.q.maxLength} characters of text`,
+  `app_id must be at most ${PARAMS.appId.maxLength} characters of text`,
+  timeMessage('created_from'),
+  timeMessage('created_to'),
+  'created_from must not be after created_to',
+  'amount_min must be a non-negative integer',
+  'amount_max must be a non-negative integer',
+  'amount_min must not be greater than amount_max',
+);
+
+export const REFUND_LIST: ErrorTable = invalid('before must be a refund id from a previous page');
+
+export const DELIVERY_LIST: ErrorTable = invalid(
+  `status must be one of ${PARAMS.deliveryStatus.enum.join(', ')}`,
+);
+
+export const EXCEPTION_LIST: ErrorTable = invalid(
+  'before must be an exception id from a previous page',
+);
+
+export const EXCEPTION_RESOLVE: ErrorTable = merge(
+  fixed('exception_not_found'),
+  templated('exception_already_resolved', [
+    { name: 'resolution', pattern: STATUS(['resolved', 'refunded']), example: 'resolved' },
+  ]),
+);
+
+export const AUDIT_LIST: ErrorTable = invalid(
+  'before must be an audit entry id from a previous page',
+  `action must be one of ${AUDIT_ACTIONS.join(', ')}`,
+  `target_id must be at most ${PARAMS.auditTargetId.maxLength} characters of text`,
+);
+
+export const EVENTS_LIST: ErrorTable = invalid(
+  integerParamMessage('limit', PARAMS.eventsLimit),
+  'after must be an event id from a previous page',
+);
+
+export const APP_RULES: ErrorTable = invalid(
+  t('unknown provider <slug>', '^unknown provider [\\s\\S]*$', 'unknown provider paypal'),
+  t(
+    'allowed_methods.<slug> must be an array of method slugs',
+    '^allowed_methods\\.[a-z_]+ must be an array of method slugs$',
+    'allowed_methods.idr_psp must be an array of method slugs',
+  ),
+  t(
+    'method <method> is not supported by provider <slug>',
+    '^method [\\s\\S]* is not supported by provider [a-z_]+$',
+    'method card_psp is not supported by provider idr_psp',
+  ),
+);
+
+export const APP_NOT_FOUND: ErrorTable = fixed('app_not_found');
+
+export const RETRY_WEBHOOK: ErrorTable = fixed('no_webhook_event');
+
+export const PROVIDER_WEBHOOK: ErrorTable = merge(
+  templated('bad_reference', [
+    { name: 'why', pattern: ANY, example: 'malformed payment id "abc"' },
+  ]),
+  fixed(
+    'body_read',
+    'bad_signature',
+    'unknown_payment',
+    'body_too_large',
+    'too_many_unverified_webhooks',
+  ),
+);
+
+export const DASHBOARD: ErrorTable = fixed('not_found', 'dashboard_not_built');
+
+/** The answers to a path or method the document does not list, and before routing. */
+export const UNROUTED: ErrorTable = merge(fixed('not_found', 'unavailable'), HTTP_LAYER);
