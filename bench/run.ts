@@ -3,7 +3,9 @@
  * fresh database (DATABASE_URL's server, or an embedded PostgreSQL), drives it with
  * autocannon, measures a reference in the same run, and writes JSON to bench/results/.
  * Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 64),
- * BENCH_INSTANCES (comma list of WORKERS counts for the GET scenario, default 1,2).
+ * BENCH_INSTANCES (comma list of WORKERS counts for the GET scenario, default 1,2),
+ * BENCH_SIMULATORS (`process`: the simulators run as their own process, `npm run simulators`,
+ * instead of mounted in the gateway).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchDatabase, machine } from './lib/env.js';
@@ -41,6 +43,7 @@ async function main() {
     date: new Date().toISOString(),
     machine: machine(),
     database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded',
+    simulators: process.env.BENCH_SIMULATORS === 'process' ? 'own process' : 'mounted',
     settings,
   };
   for (const name of chosen) {

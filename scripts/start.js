@@ -2,13 +2,16 @@
  * `npm start`: runs the compiled gateway (node dist/main.js) in this process, building it
  * first when dist/ or dashboard/dist is missing or older than its sources. Plain JavaScript
  * and no dev dependency: after `npm run build`, `npm ci --omit=dev` is enough to run it.
+ * `npm run simulators` (argument `simulators`): the same for the test-mode provider
+ * simulators as their own process (dist/simulators/main.js), which need no dashboard.
  */
 import path from 'node:path';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
 import { ROOT, build, canBuild, outOfDate } from './build.js';
 
-const stale = outOfDate();
+const simulators = process.argv[2] === 'simulators';
+const stale = outOfDate().filter((part) => !simulators || part === 'server');
 if (stale.length > 0) {
   const what = stale.join(' and ');
   if (canBuild()) {
@@ -32,4 +35,5 @@ if (stale.length > 0) {
     );
   }
 }
-await import(pathToFileURL(path.join(ROOT, 'dist/main.js')).href);
+const entry = simulators ? 'dist/simulators/main.js' : 'dist/main.js';
+await import(pathToFileURL(path.join(ROOT, entry)).href);

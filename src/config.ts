@@ -94,7 +94,13 @@ export interface Config {
   masterKey: Buffer;
   /** Base of URLs a browser follows (checkout pages). Undefined: http://localhost:<bound port>. */
   publicBaseUrl: string | undefined;
+  /** The simulators mounted in this process under /sim. */
   simulators: boolean;
+  /**
+   * Base URL of simulators run as their own process (`npm run simulators`): test mode talks to
+   * them there instead of to mounted ones. Undefined: test mode uses the mounted simulators.
+   */
+  simulatorsUrl: string | undefined;
   idrPspDirectQr: boolean;
   allowPrivateWebhookTargets: boolean;
   delivery: DeliveryConfig;
@@ -194,21 +200,21 @@ function dataDirSecret(dataDir: string, name: string, generate: () => string): s
   }
 }
 
+function parseMasterKey(raw: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) {
+    throw new ConfigError('MASTER_KEY must be 32 bytes, as 64 hex characters or base64');
+  }
+  return key;
+}
+
 /**
  * The master key encrypts app secrets at rest. Without MASTER_KEY a development install keeps
  * a generated key in DATA_DIR so that secrets survive restarts; production must set it.
  */
 function loadMasterKey(env: Env, isProd: boolean, dataDir: string): Buffer {
   const raw = env.MASTER_KEY;
-  if (raw) {
-    const key = /^[0-9a-fA-F]{64}$/.test(raw)
-      ? Buffer.from(raw, 'hex')
-      : Buffer.from(raw, 'base64');
-    if (key.length !== 32) {
-      throw new ConfigError('MASTER_KEY must be 32 bytes, as 64 hex characters or base64');
-    }
-    return key;
-  }
+  if (raw) return parseMasterKey(raw);
   if (isProd) throw new ConfigError('MASTER_KEY is required when PAYGATE_ENV=production');
   const hex = dataDirSecret(dataDir, 'master.key', () => randomBytes(32).toString('hex'));
   const key = Buffer.from(hex, 'hex');
@@ -413,10 +419,20 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('MASTER_KEY is required when PAYGATE_ENV=production');
   }
   const maxAttempts = intVar(env, 'DELIVERY_MAX_ATTEMPTS', 16, 1, 100);
-  const simulators = boolVar(env, 'SIMULATORS', !isProd);
+  const simulatorsUrl = urlVar(env, 'SIMULATORS_URL');
+  const simulators = boolVar(env, 'SIMULATORS', !isProd && !simulatorsUrl);
   // The simulators' controls take no authentication (they stand in for a provider's pages).
   if (isProd && simulators) {
     throw new ConfigError('SIMULATORS cannot be on when PAYGATE_ENV=production');
+  }
+  if (isProd && simulatorsUrl) {
+    throw new ConfigError('SIMULATORS_URL cannot be set when PAYGATE_ENV=production');
+  }
+  // One place answers test mode: two would each hold half of the simulated providers' state.
+  if (simulatorsUrl && simulators) {
+    throw new ConfigError(
+      'SIMULATORS must be off when SIMULATORS_URL is set (test mode then uses the simulators at SIMULATORS_URL)',
+    );
   }
   const providerTimeoutMs = intVar(env, 'PROVIDER_TIMEOUT_MS', 15_000, 100, 120_000);
   const settings: Omit<
@@ -432,6 +448,7 @@ export function loadConfig(env: Env = process.env): Config {
     embeddedPgPort: intVar(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
     publicBaseUrl: urlVar(env, 'PUBLIC_BASE_URL'),
     simulators,
+    simulatorsUrl,
     idrPspDirectQr: boolVar(env, 'IDR_PSP_DIRECT_QR', false),
     allowPrivateWebhookTargets: boolVar(env, 'ALLOW_PRIVATE_WEBHOOK_TARGETS', false),
     delivery: {
@@ -462,6 +479,70 @@ export function loadConfig(env: Env = process.env): Config {
     adminTokenGenerated: admin.file !== undefined,
     adminTokenFile: admin.file,
   };
+}
+
+/** The simulators run as their own process (`npm run simulators`, src/simulators/main.ts). */
+export interface SimulatorsConfig {
+  port: number;
+  host: string;
+  /** Where sim_objects lives: the gateway's database, or one of the simulators' own. */
+  databaseUrl: string;
+  /** The gateway's master key: the test-mode credentials both sides use derive from it. */
+  masterKey: Buffer;
+  /** The gateway the simulators send webhooks to (its /webhooks/<provider>). */
+  gatewayUrl: string;
+  /**
+   * Where the gateway reaches the simulators: its SIMULATORS_URL, the providers' base URL
+   * (wallet_psp's certificate URL must share its origin). Undefined: http://127.0.0.1:<port>.
+   */
+  selfUrl: string | undefined;
+  /** Base of URLs a browser follows to the simulators' pages. Undefined: http://localhost:<port>. */
+  publicBaseUrl: string | undefined;
+  /** The gateway's PROVIDER_TIMEOUT_MS: a lost answer is held past it. */
+  providerTimeoutMs: number;
+  logLevel: string;
+}
+
+export function loadSimulatorsConfig(env: Env = process.env): SimulatorsConfig {
+  if ((env.PAYGATE_ENV ?? 'development') === 'production') {
+    throw new ConfigError('the simulators cannot run when PAYGATE_ENV=production');
+  }
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (!databaseUrl || !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(
+      "DATABASE_URL must be a postgres:// URL (the gateway's database, or one for the simulators)",
+    );
+  }
+  const gatewayUrl = urlVar(env, 'GATEWAY_URL');
+  if (!gatewayUrl) {
+    throw new ConfigError("GATEWAY_URL is required: the gateway's base URL, where webhooks go");
+  }
+  const port = env.SIMULATORS_PORT ? 'SIMULATORS_PORT' : 'PORT';
+  const settings = {
+    port: intVar(env, port, 8090, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl,
+    gatewayUrl,
+    selfUrl: urlVar(env, 'SIMULATORS_URL'),
+    publicBaseUrl: urlVar(env, 'SIMULATORS_PUBLIC_URL'),
+    providerTimeoutMs: intVar(env, 'PROVIDER_TIMEOUT_MS', 15_000, 100, 120_000),
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+  // Never generated here: a key of our own would give credentials the gateway does not know.
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const keyFile = path.join(dataDir, 'master.key');
+  let masterKey: Buffer;
+  if (env.MASTER_KEY) {
+    masterKey = parseMasterKey(env.MASTER_KEY);
+  } else if (existsSync(keyFile)) {
+    masterKey = Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'hex');
+    if (masterKey.length !== 32) throw new ConfigError(`${keyFile} is damaged: set MASTER_KEY`);
+  } else {
+    throw new ConfigError(
+      `MASTER_KEY is required (the gateway's), or DATA_DIR holding the gateway's master.key (${keyFile} does not exist)`,
+    );
+  }
+  return { ...settings, masterKey };
 }
 
 /**

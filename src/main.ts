@@ -22,7 +22,13 @@ function banner(publicUrl: string, embedded: boolean): void {
     '',
     `Paygate is running at ${publicUrl}`,
     `  database: ${embedded ? `embedded PostgreSQL under ${config.dataDir}` : 'DATABASE_URL'}`,
-    `  simulators (test mode): ${config.simulators ? `on, under ${publicUrl}/sim/` : 'off'}`,
+    `  simulators (test mode): ${
+      config.simulatorsUrl
+        ? `at ${config.simulatorsUrl}/sim/ (SIMULATORS_URL)`
+        : config.simulators
+          ? `on, under ${publicUrl}/sim/`
+          : 'off'
+    }`,
   ];
   if (config.workers > 1) lines.push(`  processes: ${config.workers} (WORKERS)`);
   if (config.adminTokenFile) {

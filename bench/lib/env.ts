@@ -82,8 +82,9 @@ export async function startProcess(
   args: string[],
   env: Record<string, string>,
   readyPath: string,
+  port?: number,
 ): Promise<Proc> {
-  const port = await freePort();
+  port ??= await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -119,15 +120,43 @@ export async function startProcess(
   };
 }
 
-export function startGatewayProcess(
+/**
+ * The gateway as its own process. BENCH_SIMULATORS=process: the simulators run as a process
+ * of their own (`npm run simulators`) and the gateway reaches them through SIMULATORS_URL, so
+ * the gateway's numbers do not include serving the simulated providers.
+ */
+export async function startGatewayProcess(
   databaseUrl: string,
   extra: Record<string, string> = {},
 ): Promise<Proc> {
-  return startProcess(
-    ['src/main.ts'],
-    { DATABASE_URL: databaseUrl, ADMIN_TOKEN, MASTER_KEY, ...extra },
-    '/readyz',
+  const env = { DATABASE_URL: databaseUrl, ADMIN_TOKEN, MASTER_KEY, ...extra };
+  if (process.env.BENCH_SIMULATORS !== 'process' || extra.SIMULATORS === 'off') {
+    return startProcess(['src/main.ts'], env, '/readyz');
+  }
+  const gatewayPort = await freePort();
+  const sims = await startProcess(
+    ['src/simulators/main.ts'],
+    { DATABASE_URL: databaseUrl, MASTER_KEY, GATEWAY_URL: `http://127.0.0.1:${gatewayPort}` },
+    '/healthz',
   );
+  try {
+    const gw = await startProcess(
+      ['src/main.ts'],
+      { ...env, SIMULATORS: 'off', SIMULATORS_URL: sims.url },
+      '/readyz',
+      gatewayPort,
+    );
+    return {
+      ...gw,
+      stop: async () => {
+        await gw.stop();
+        await sims.stop();
+      },
+    };
+  } catch (err) {
+    await sims.stop();
+    throw err;
+  }
 }
 
 export function machine(): Record<string, unknown> {

@@ -95,3 +95,59 @@ export async function updateSimObject<T>(
     return next ?? current;
   });
 }
+
+// Provider-specific reads: the simulators' sweeps and reports look into the provider's own
+// JSON, so these queries name fields of it.
+
+/** idr_psp: pending transactions (with a chosen channel) whose expiry has passed, oldest first. */
+export async function findDueIdrTransactionIds(
+  db: Queryable,
+  nowMs: number,
+  limit: number,
+): Promise<string[]> {
+  const res = await db.query<{ id: string }>(
+    `SELECT id FROM sim_objects
+      WHERE provider = 'idr_psp' AND kind = 'transaction'
+        AND data->>'transaction_status' = 'pending' AND (data->>'expiry_ms')::bigint <= $1
+        AND coalesce(data->>'chosen', 'true') <> 'false'
+      ORDER BY (data->>'expiry_ms')::bigint LIMIT $2`,
+    [nowMs, limit],
+  );
+  return res.rows.map((r) => r.id);
+}
+
+/** wallet_psp: the order holding a capture (captures live inside their order). */
+export async function findWalletOrderIdByCapture(
+  db: Queryable,
+  captureId: string,
+): Promise<string | null> {
+  const res = await db.query<{ id: string }>(
+    `SELECT id FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'order'
+       AND data #>> '{order,purchase_units,0,payments,captures,0,id}' = $1`,
+    [captureId],
+  );
+  return res.rows[0]?.id ?? null;
+}
+
+/** wallet_psp: one client id's orders, capture refunds and payouts, the inputs of its balance. */
+export async function listWalletMoneyObjects(
+  db: Queryable,
+  clientId: string,
+): Promise<{ kind: string; data: unknown }[]> {
+  const res = await db.query<{ kind: string; data: unknown }>(
+    `SELECT kind, data FROM sim_objects WHERE provider = 'wallet_psp'
+       AND kind IN ('order', 'capture_refunds', 'payout') AND data->>'clientId' = $1`,
+    [clientId],
+  );
+  return res.rows;
+}
+
+/** wallet_psp: one client id's payouts in the order they were made. */
+export async function listWalletPayouts<T>(db: Queryable, clientId: string): Promise<T[]> {
+  const res = await db.query<{ data: T }>(
+    `SELECT data FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'payout'
+       AND data->>'clientId' = $1 ORDER BY (data->>'createdAt')::bigint, id`,
+    [clientId],
+  );
+  return res.rows.map((r) => r.data);
+}

@@ -22,7 +22,10 @@ export class ProviderRegistry {
   };
 
   constructor(
-    private readonly config: Pick<Config, 'simulators' | 'masterKey' | 'providerEndpoints'>,
+    private readonly config: Pick<
+      Config,
+      'simulators' | 'simulatorsUrl' | 'masterKey' | 'providerEndpoints'
+    >,
     private readonly urls: GatewayUrls,
   ) {}
 
@@ -33,8 +36,11 @@ export class ProviderRegistry {
   /** docs/api.md#modes: test mode uses the built-in simulators; sandbox and live their configured endpoint. */
   endpoint(slug: ProviderSlug, mode: Mode): ProviderEndpointConfig | null {
     if (mode === 'test') {
-      if (!this.config.simulators) return null;
-      return simulatorEndpoint(slug, this.config.masterKey, `${this.urls.internal}/sim/${slug}`);
+      // Simulators of their own process (SIMULATORS_URL), else the ones mounted here.
+      const base =
+        this.config.simulatorsUrl ?? (this.config.simulators ? this.urls.internal : null);
+      if (base === null) return null;
+      return simulatorEndpoint(slug, this.config.masterKey, `${base}/sim/${slug}`);
     }
     return this.config.providerEndpoints[slug][mode] ?? null;
   }

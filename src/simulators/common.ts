@@ -93,14 +93,14 @@ export class SimStore<T extends object> {
   }
 }
 
-/** Posts a provider webhook to this gateway exactly as the real provider would. */
+/** Posts a provider webhook to the gateway exactly as the real provider would. */
 export async function deliverToGateway(
   gw: Pick<SimulatorHost, 'urls'>,
   provider: ProviderSlug,
   headers: Record<string, string>,
   body: string,
 ): Promise<ActionResult> {
-  const res = await fetch(`${gw.urls.internal}/webhooks/${provider}`, {
+  const res = await fetch(`${gw.urls.gateway ?? gw.urls.internal}/webhooks/${provider}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body,

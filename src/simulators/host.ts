@@ -13,8 +13,12 @@ export interface SimulatorHost {
    * a lost answer is held past the gateway's provider timeout.
    */
   config: { masterKey: Buffer; providerTimeoutMs: number };
-  /** internal: where the gateway's /webhooks are; public: the base of checkout pages. */
-  urls: { internal: string; public: string };
+  /**
+   * internal: where the simulators' API is reached (the providers' base URLs); public: the
+   * base of checkout pages; gateway: where the gateway's /webhooks are, when the simulators
+   * run apart from it (their own process); mounted in the gateway, that is internal.
+   */
+  urls: { internal: string; public: string; gateway?: string };
   log: {
     info(obj: object, msg: string): void;
     warn(obj: object, msg: string): void;

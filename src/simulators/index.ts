@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { cardPspSimulator } from './card_psp.js';
+import { cardPspSimulator } from './card_psp/index.js';
 import { MAX_SIM_CLOCK_OFFSET_MS } from './common.js';
 import type { SimulatorHost } from './host.js';
-import { idrPspSimulator } from './idr_psp.js';
+import { idrPspSimulator } from './idr_psp/index.js';
 import { jsonBody, sendJson, sendText } from './reply.js';
-import { walletPspSimulator } from './wallet_psp.js';
+import { walletPspSimulator } from './wallet_psp/index.js';
 
 /** docs/api.md#test-mode: the three provider simulators under /sim/<provider>/, speaking the providers' protocols. */
 export function registerSimulators(gw: SimulatorHost) {

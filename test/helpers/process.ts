@@ -8,11 +8,16 @@ export interface GatewayProcess {
   output(): string;
 }
 
-/** The real gateway as its own OS process (`node --import tsx src/main.ts`), ready when /readyz says so. */
-export async function spawnGateway(env: Record<string, string>): Promise<GatewayProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
+/** A server entry run as its own OS process (`node --import tsx <entry>`), ready when readyPath answers 200. */
+async function spawnReady(
+  what: string,
+  entry: string,
+  env: Record<string, string>,
+  port: number,
+  readyPath: string,
+): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -21,19 +26,49 @@ export async function spawnGateway(env: Record<string, string>): Promise<Gateway
   const url = `http://127.0.0.1:${port}`;
   const until = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}: ${out}`);
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}: ${out}`);
     try {
-      const res = await fetch(`${url}/readyz`);
+      const res = await fetch(`${url}${readyPath}`);
       if (res.status === 200) break;
     } catch {
       // not listening yet
     }
-    if (Date.now() > until) throw new Error(`gateway not ready in time: ${out}`);
+    if (Date.now() > until) throw new Error(`${what} not ready in time: ${out}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  // Its answers to this process are checked against the OpenAPI document (openapiCheck.ts).
-  watchGateway(url);
   return { child, url, output: () => out };
+}
+
+/** The real gateway as its own OS process (`node --import tsx src/main.ts`), ready when /readyz says so. */
+export async function spawnGateway(env: Record<string, string>): Promise<GatewayProcess> {
+  const port = await freePort();
+  const gateway = await spawnReady(
+    'gateway',
+    'src/main.ts',
+    { ...env, PORT: String(port) },
+    port,
+    '/readyz',
+  );
+  // Its answers to this process are checked against the OpenAPI document (openapiCheck.ts).
+  watchGateway(gateway.url);
+  return gateway;
+}
+
+/**
+ * The provider simulators as their own OS process (src/simulators/main.ts, what `npm run
+ * simulators` runs compiled), on the given port, ready when /healthz says so.
+ */
+export async function spawnSimulators(
+  env: Record<string, string>,
+  port: number,
+): Promise<GatewayProcess> {
+  return spawnReady(
+    'simulators',
+    'src/simulators/main.ts',
+    { ...env, SIMULATORS_PORT: String(port) },
+    port,
+    '/healthz',
+  );
 }
 
 export async function kill(p: GatewayProcess, signal: NodeJS.Signals): Promise<number | null> {

@@ -7,7 +7,7 @@ import {
   type RegisterPaymentInput,
 } from '../../src/providers/types.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { signCardPspEvent } from '../../src/simulators/card_psp.js';
+import { signCardPspEvent } from '../../src/simulators/card_psp/index.js';
 import { assertError, count, paymentBody } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 

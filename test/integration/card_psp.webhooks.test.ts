@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { signCardPspEvent } from '../../src/simulators/card_psp.js';
+import { signCardPspEvent } from '../../src/simulators/card_psp/index.js';
 import { assertError, assertTimestamp, paymentBody, sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import type { HttpResult } from '../helpers/http.js';

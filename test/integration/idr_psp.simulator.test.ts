@@ -10,7 +10,10 @@ import {
   type ProviderContext,
   type RegisterPaymentInput,
 } from '../../src/providers/types.js';
-import { buildIdrNotification, expireDueIdrTransactions } from '../../src/simulators/idr_psp.js';
+import {
+  buildIdrNotification,
+  expireDueIdrTransactions,
+} from '../../src/simulators/idr_psp/index.js';
 import { applyAction, type SimTransaction } from '../../src/simulators/idr_psp/transactions.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 

@@ -5,7 +5,7 @@ import type { Gateway } from '../../src/gateway.js';
 import { ProviderError, type ProviderContext } from '../../src/providers/types.js';
 import { walletPsp } from '../../src/providers/wallet_psp/index.js';
 import { SimStore } from '../../src/simulators/common.js';
-import { walletPspSim } from '../../src/simulators/wallet_psp.js';
+import { walletPspSim } from '../../src/simulators/wallet_psp/index.js';
 import { loadSigningKey, type SigningKeyRecord } from '../../src/simulators/wallet_psp/signing.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { walletPsp } from '../../src/providers/wallet_psp/index.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { walletPspSim } from '../../src/simulators/wallet_psp.js';
+import { walletPspSim } from '../../src/simulators/wallet_psp/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 let gw: TestGateway;

@@ -8,7 +8,7 @@ import {
   type RefundInput,
 } from '../../src/providers/types.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { walletPspSim } from '../../src/simulators/wallet_psp.js';
+import { walletPspSim } from '../../src/simulators/wallet_psp/index.js';
 import {
   REFUND_REFUSAL,
   REFUND_WINDOW_MS,

@@ -12,7 +12,7 @@ import type { ProviderEndpointConfig } from '../../src/config.js';
 import { walletPsp } from '../../src/providers/wallet_psp/index.js';
 import { clearTokenCache } from '../../src/providers/wallet_psp/client.js';
 import { clearCertCache, resetFallbackAllowance } from '../../src/providers/wallet_psp/webhook.js';
-import { walletPspSim, type WalletPspSim } from '../../src/simulators/wallet_psp.js';
+import { walletPspSim, type WalletPspSim } from '../../src/simulators/wallet_psp/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 let gw: TestGateway;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { reconcileDue } from '../../src/services/reconciler.js';
-import { expireDueIdrTransactions } from '../../src/simulators/idr_psp.js';
+import { expireDueIdrTransactions } from '../../src/simulators/idr_psp/index.js';
 import { eventually } from '../helpers/eventually.js';
 import {
   startWithReceiver,

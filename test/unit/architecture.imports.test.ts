@@ -124,21 +124,10 @@ test('domain/ is pure: it imports nothing outside itself', () => {
   assert.deepEqual(out, []);
 });
 
-// Simulator files whose provider-specific queries move to db/ with the simulators' split
-// into folders (docs/adr/0001); no other file may hold SQL outside db/.
-const SQL_PENDING_SPLIT = [
-  'simulators/idr_psp.ts',
-  'simulators/wallet_psp/refunds.ts',
-  'simulators/wallet_psp/reporting.ts',
-];
-
 test('SQL is written only in db/ (and migrations)', () => {
   const sql = /\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b/;
   const outside = [...graph.keys()].filter(
     (f) => !f.startsWith('db/') && sql.test(readFileSync(path.join(SRC, f), 'utf8')),
   );
-  assert.deepEqual(
-    outside.filter((f) => !SQL_PENDING_SPLIT.includes(f)),
-    [],
-  );
+  assert.deepEqual(outside, []);
 });

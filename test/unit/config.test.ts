@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig, loadSimulatorsConfig } from '../../src/config.js';
 
 const MASTER_KEY = randomBytes(32).toString('hex');
 // Without ADMIN_TOKEN a development configuration keeps a generated token in DATA_DIR.
@@ -346,4 +346,89 @@ test('SIMULATORS=on with PAYGATE_ENV=production is refused', () => {
       }),
     configError('SIMULATORS cannot be on when PAYGATE_ENV=production'),
   );
+});
+
+test('SIMULATORS_URL: test mode at simulators of their own process, the mounted ones off', () => {
+  const plain = loadConfig(BASE);
+  assert.equal(plain.simulatorsUrl, undefined);
+  assert.equal(plain.simulators, true);
+  const c = loadConfig({ ...BASE, SIMULATORS_URL: 'http://127.0.0.1:8090/' });
+  assert.equal(c.simulatorsUrl, 'http://127.0.0.1:8090');
+  assert.equal(c.simulators, false);
+  assert.equal(
+    loadConfig({ ...BASE, SIMULATORS_URL: 'http://sims:8090', SIMULATORS: 'off' }).simulators,
+    false,
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, SIMULATORS_URL: 'http://sims:8090', SIMULATORS: 'on' }),
+    configError(
+      'SIMULATORS must be off when SIMULATORS_URL is set (test mode then uses the simulators at SIMULATORS_URL)',
+    ),
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, SIMULATORS_URL: 'sims:8090' }),
+    configError('SIMULATORS_URL must be an http(s) URL'),
+  );
+  assert.throws(
+    () =>
+      loadConfig({
+        ...BASE,
+        PAYGATE_ENV: 'production',
+        ADMIN_TOKEN: 'a-long-enough-admin-token',
+        SIMULATORS_URL: 'http://sims:8090',
+      }),
+    configError('SIMULATORS_URL cannot be set when PAYGATE_ENV=production'),
+  );
+});
+
+test('the simulators process: its settings, validated naming the variable', () => {
+  const env = {
+    MASTER_KEY,
+    DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+    GATEWAY_URL: 'http://127.0.0.1:8080/',
+  };
+  const c = loadSimulatorsConfig(env);
+  assert.equal(c.port, 8090);
+  assert.equal(c.host, '127.0.0.1');
+  assert.equal(c.gatewayUrl, 'http://127.0.0.1:8080');
+  assert.equal(c.selfUrl, undefined);
+  assert.equal(c.publicBaseUrl, undefined);
+  assert.equal(c.providerTimeoutMs, 15_000);
+  assert.deepEqual(c.masterKey, Buffer.from(MASTER_KEY, 'hex'));
+  assert.equal(loadSimulatorsConfig({ ...env, PORT: '9001' }).port, 9001);
+  assert.equal(loadSimulatorsConfig({ ...env, PORT: '9001', SIMULATORS_PORT: '9002' }).port, 9002);
+  assert.throws(
+    () => loadSimulatorsConfig({ ...env, SIMULATORS_PORT: 'x' }),
+    configError('SIMULATORS_PORT must be an integer, got "x"'),
+  );
+  assert.throws(
+    () => loadSimulatorsConfig({ ...env, GATEWAY_URL: '' }),
+    configError("GATEWAY_URL is required: the gateway's base URL, where webhooks go"),
+  );
+  assert.throws(
+    () => loadSimulatorsConfig({ ...env, DATABASE_URL: '' }),
+    configError(
+      "DATABASE_URL must be a postgres:// URL (the gateway's database, or one for the simulators)",
+    ),
+  );
+  assert.throws(
+    () => loadSimulatorsConfig({ ...env, PAYGATE_ENV: 'production' }),
+    configError('the simulators cannot run when PAYGATE_ENV=production'),
+  );
+  // The gateway's kept master key is read, never generated: the credentials must match.
+  const dir = mkdtempSync(path.join(tmpdir(), 'paygate-config-sims-'));
+  try {
+    const noKey = { ...env, MASTER_KEY: '', DATA_DIR: dir };
+    assert.throws(
+      () => loadSimulatorsConfig(noKey),
+      configError(
+        `MASTER_KEY is required (the gateway's), or DATA_DIR holding the gateway's master.key (${path.join(dir, 'master.key')} does not exist)`,
+      ),
+    );
+    assert.equal(existsSync(path.join(dir, 'master.key')), false);
+    const gatewayKey = loadConfig({ DATA_DIR: dir }).masterKey;
+    assert.deepEqual(loadSimulatorsConfig(noKey).masterKey, gatewayKey);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -10,6 +10,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from '../../db/pool.js';
+import { listWalletMoneyObjects, listWalletPayouts } from '../../db/simObjects.js';
 import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
 import type { SimulatorHost } from '../host.js';
 import { jsonBody, sendJson, sendText } from '../reply.js';
@@ -50,12 +51,7 @@ export async function simBalances(pool: Pool, clientId: string): Promise<Map<str
   const out = new Map<string, number>();
   const add = (currency: string, minor: number) =>
     out.set(currency, (out.get(currency) ?? 0) + minor);
-  const objects = await pool.query<{ kind: string; data: unknown }>(
-    `SELECT kind, data FROM sim_objects WHERE provider = 'wallet_psp'
-       AND kind IN ('order', 'capture_refunds', 'payout') AND data->>'clientId' = $1`,
-    [clientId],
-  );
-  for (const { kind, data } of objects.rows) {
+  for (const { kind, data } of await listWalletMoneyObjects(pool, clientId)) {
     if (kind === 'order') {
       const capture: WpCapture | undefined = (data as SimOrder).order.purchase_units[0]?.payments
         ?.captures?.[0];
@@ -148,13 +144,8 @@ export function registerReportingRoutes(app: FastifyInstance, deps: ReportingRou
       const pageSize = Math.min(Number(req.query.page_size ?? 100) || 100, WP_MAX_PAGE_SIZE);
       const page = Math.max(Number(req.query.page ?? 1) || 1, 1);
       const type = req.query.transaction_type;
-      const rows = await gw.pool.query<{ data: SimPayout }>(
-        `SELECT data FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'payout'
-           AND data->>'clientId' = $1 ORDER BY (data->>'createdAt')::bigint, id`,
-        [token.clientId],
-      );
-      const matching = rows.rows
-        .map((r) => r.data)
+      const payouts = await listWalletPayouts<SimPayout>(gw.pool, token.clientId);
+      const matching = payouts
         .filter((p) => p.createdAt >= start && p.createdAt <= end)
         .filter(() => type === undefined || type === WP_EVENT_WITHDRAWAL);
       const details = matching
