@@ -53,7 +53,8 @@ export interface WpError {
 export interface WpLink {
   href: string;
   rel: string;
-  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'REDIRECT';
+  /** The HTTP method to follow the link with (an upper-case verb, or REDIRECT); never read. */
+  method?: string;
 }
 
 export interface WpMoney {
