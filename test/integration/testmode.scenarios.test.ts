@@ -344,12 +344,16 @@ describe('refund scenarios', () => {
       `UPDATE refunds SET updated_at = now() - interval '6 minutes' WHERE id = $1`,
       [refund?.id],
     );
+    // The gateway's own refund worker may claim it first (SKIP LOCKED): either resend counts.
     await retryUnansweredRefunds(serviceDeps(setup.gw.running.gw));
-    const [settled] = await sql<{ status: string; provider_ref: string }>(
-      setup.gw.databaseUrl,
-      `SELECT status, provider_ref FROM refunds WHERE payment_id = $1`,
-      [p.id],
-    );
+    const settled = await eventually(async () => {
+      const [row] = await sql<{ status: string; provider_ref: string }>(
+        setup.gw.databaseUrl,
+        `SELECT status, provider_ref FROM refunds WHERE payment_id = $1`,
+        [p.id],
+      );
+      return row?.status === 'initiated' ? undefined : row;
+    }, 'the resent refund to settle');
     assert.deepEqual(settled, { status: 'succeeded', provider_ref: refund?.id });
     assert.equal((await providerRefunds(p.amount)).length, 1, 'one refund at the provider');
     await expectDelivered(p.id, ['payment.succeeded', 'refund.succeeded']);
