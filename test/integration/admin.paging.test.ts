@@ -23,6 +23,7 @@ const at = `$2::timestamptz + $3::int * interval '1 microsecond'`;
 
 const hex = () => randomBytes(16).toString('hex');
 let paymentIds: string[] = [];
+const byId = (r: Record<string, unknown>) => String(r.id);
 
 before(async () => {
   gw = await startTestGateway();
@@ -65,26 +66,21 @@ after(async () => {
   await gw?.stop();
 });
 
-/** Every page of `path` with the given limit, concatenated, each row's cursor field. */
-async function pageThrough(
-  path: string,
-  listKey: string,
-  limit: number,
-  cursorOf: (row: Record<string, unknown>) => string,
-): Promise<string[]> {
+/** Every page of `path` with the given limit, concatenated: each row's id, the next cursor. */
+async function pageThrough(path: string, listKey: string, limit: number): Promise<string[]> {
   const seen: string[] = [];
   let cursor: string | null = null;
   for (let pages = 0; pages < 100; pages++) {
     const sep = path.includes('?') ? '&' : '?';
-    const url = `${path}${sep}limit=${limit}${cursor === null ? '' : `&before=${cursor}`}`;
+    const url: string = `${path}${sep}limit=${limit}${cursor === null ? '' : `&before=${cursor}`}`;
     const res = await gw.admin('GET', url);
     assert.equal(res.status, 200, `${url}: ${res.text}`);
     const rows = res.json<Record<string, Record<string, unknown>[]>>()[listKey];
     assert.ok(Array.isArray(rows), `${url} answers a ${listKey} list`);
     assert.ok(rows.length <= limit, `${url} answers at most ${limit} rows`);
     if (rows.length === 0) return seen;
-    seen.push(...rows.map(cursorOf));
-    cursor = cursorOf(rows[rows.length - 1]);
+    seen.push(...rows.map(byId));
+    cursor = seen[seen.length - 1] ?? null;
   }
   assert.fail(`${path} did not end within 100 pages`);
 }
@@ -94,8 +90,6 @@ async function expected(query: string): Promise<string[]> {
   const rows = await sql<{ id: string }>(gw.databaseUrl, query);
   return rows.map((r) => String(r.id));
 }
-
-const byId = (r: Record<string, unknown>) => String(r.id);
 
 describe('admin list paging with rows in the cursor row millisecond', () => {
   const lists: { name: string; path: string; key: string; order: string }[] = [
@@ -159,9 +153,10 @@ describe('admin list paging with rows in the cursor row millisecond', () => {
     test(`${list.name}: every row exactly once, in order, for limit 1, 2 and 3`, async () => {
       const path = list.path.replace('APP', app.app_id);
       const want = await expected(list.order.replace('APP', app.app_id));
-      assert.ok(want.length >= OFFSETS_US.length, `${list.name} holds the inserted rows`);
+      // The status filter keeps 10 of the 15 inserted payments; every other list all 15.
+      assert.ok(want.length >= 10, `${list.name} holds the inserted rows`);
       for (const limit of [1, 2, 3]) {
-        const got = await pageThrough(path, list.key, limit, byId);
+        const got = await pageThrough(path, list.key, limit);
         assert.deepEqual(got, want, `${list.name} with limit=${limit}`);
         assert.equal(new Set(got).size, got.length, `${list.name} repeats no row`);
       }
