@@ -110,19 +110,22 @@ export async function succeededByDay(
   return res.rows;
 }
 
-export interface Cursor {
-  created_at: Date;
-  id: string;
+/**
+ * A page cursor: the id of the last row of the previous page, known to exist. The list
+ * compares against that row's own `created_at` in SQL, never a copy read into JavaScript:
+ * a `Date` keeps milliseconds, timestamptz microseconds, and rows created in the cursor's
+ * millisecond would be skipped or repeated.
+ */
+export type Cursor = string;
+
+export async function paymentExists(db: Queryable, id: string): Promise<boolean> {
+  const res = await db.query(`SELECT 1 FROM payments WHERE id = $1`, [id]);
+  return res.rowCount !== 0;
 }
 
-export async function paymentCursor(db: Queryable, id: string): Promise<Cursor | null> {
-  const res = await db.query<Cursor>(`SELECT created_at, id FROM payments WHERE id = $1`, [id]);
-  return res.rows[0] ?? null;
-}
-
-export async function refundCursor(db: Queryable, id: string): Promise<Cursor | null> {
-  const res = await db.query<Cursor>(`SELECT created_at, id FROM refunds WHERE id = $1`, [id]);
-  return res.rows[0] ?? null;
+export async function refundExists(db: Queryable, id: string): Promise<boolean> {
+  const res = await db.query(`SELECT 1 FROM refunds WHERE id = $1`, [id]);
+  return res.rowCount !== 0;
 }
 
 export interface PaymentListRow {
@@ -149,6 +152,7 @@ const REFUND_STATUS = `(SELECT r.status FROM refunds r WHERE r.payment_id = p.id
    ORDER BY (r.status <> 'failed') DESC, r.created_at DESC, r.id DESC LIMIT 1)`;
 
 function keyset(
+  table: 'payments' | 'refunds',
   alias: string,
   filters: [string, unknown][],
   before: Cursor | null,
@@ -159,10 +163,11 @@ function keyset(
     values.push(value);
     conds.push(`${alias}.${column} = $${values.length}`);
   }
-  if (before) {
-    values.push(before.created_at, before.id);
+  if (before !== null) {
+    // The subquery runs once (an InitPlan); its row becomes the index scan's bound.
+    values.push(before);
     conds.push(
-      `(${alias}.created_at, ${alias}.id) < ($${values.length - 1}::timestamptz, $${values.length}::text)`,
+      `(${alias}.created_at, ${alias}.id) < (SELECT c.created_at, c.id FROM ${table} c WHERE c.id = $${values.length})`,
     );
   }
   return { where: conds.length ? `WHERE ${conds.join(' AND ')}` : '', values };
@@ -195,7 +200,7 @@ export async function listPaymentRows(
   if (f.mode) filters.push(['mode', f.mode]);
   if (f.status) filters.push(['status', f.status]);
   if (s?.appId) filters.push(['app_id', s.appId]);
-  const { where, values } = keyset('p', filters, f.before);
+  const { where, values } = keyset('payments', 'p', filters, f.before);
   const conds = where === '' ? [] : [where.slice('WHERE '.length)];
   const bound = (sql: string, v: unknown) => {
     values.push(v);
@@ -264,7 +269,7 @@ export async function listRefundRows(
   db: Queryable,
   f: { mode: Mode | null; before: Cursor | null; limit: number },
 ): Promise<RefundListRow[]> {
-  const { where, values } = keyset('r', f.mode ? [['mode', f.mode]] : [], f.before);
+  const { where, values } = keyset('refunds', 'r', f.mode ? [['mode', f.mode]] : [], f.before);
   values.push(f.limit);
   const res = await db.query<RefundListRow>(
     `SELECT ${REFUND_LIST_COLUMNS} FROM refunds r ${where}

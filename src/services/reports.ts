@@ -9,11 +9,11 @@ import {
   initiatedTotals,
   listPaymentRows,
   listRefundRows,
-  paymentCursor,
+  paymentExists,
   paymentDeliveries,
   paymentDetail,
   paymentRefund,
-  refundCursor,
+  refundExists,
   type GroupTotal,
   type RefundListRow,
 } from '../db/reports.js';
@@ -254,10 +254,9 @@ export async function listPayments(
   if (q.status !== null && !(PAYMENT_STATUSES as readonly string[]).includes(q.status)) {
     throw apiError('invalid', `status must be one of ${PAYMENT_STATUSES.join(', ')}`);
   }
-  let before = null;
-  if (q.before !== null) {
-    before = isPaymentId(q.before) ? await paymentCursor(db, q.before) : null;
-    if (!before) throw apiError('invalid', 'before must be a payment id from a previous page');
+  const before = q.before;
+  if (before !== null && !(isPaymentId(before) && (await paymentExists(db, before)))) {
+    throw apiError('invalid', 'before must be a payment id from a previous page');
   }
   const rows = await listPaymentRows(db, {
     mode: q.mode === '' ? null : q.mode,
@@ -329,10 +328,9 @@ export async function listRefunds(
   db: Queryable,
   q: { mode: Mode | ''; before: string | null; limit: number },
 ): Promise<{ mode: Mode | ''; refunds: RefundView[] }> {
-  let before = null;
-  if (q.before !== null) {
-    before = isPaymentId(q.before) ? await refundCursor(db, q.before) : null;
-    if (!before) throw apiError('invalid', 'before must be a refund id from a previous page');
+  const before = q.before;
+  if (before !== null && !(isPaymentId(before) && (await refundExists(db, before)))) {
+    throw apiError('invalid', 'before must be a refund id from a previous page');
   }
   const rows = await listRefundRows(db, {
     mode: q.mode === '' ? null : q.mode,
