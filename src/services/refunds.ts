@@ -285,17 +285,26 @@ async function settleWithEvent(
 ): Promise<RefundRow | null> {
   return withTransaction(deps.pool, async (tx) => {
     const row = await refundsDb.settleRefund(tx, refundId, s);
-    if (row && row.status !== 'initiated') {
-      const eventType = row.status === 'succeeded' ? 'refund.succeeded' : 'refund.failed';
-      await enqueueEvent(tx, {
-        appId: payment.app_id,
-        paymentId: payment.id,
-        refundId: row.id,
-        eventType,
-        body: refundEventBody(eventType, row, payment.metadata, row.updated_at),
-      });
-    }
+    if (row && row.status !== 'initiated')
+      await enqueueRefundEvent(tx, payment, row, row.updated_at);
     return row;
+  });
+}
+
+/** refund.succeeded or refund.failed for a refund just made terminal, in its transaction. */
+async function enqueueRefundEvent(
+  tx: Queryable,
+  payment: PaymentRow,
+  refund: RefundRow,
+  at: Date,
+): Promise<void> {
+  const eventType = refund.status === 'succeeded' ? 'refund.succeeded' : 'refund.failed';
+  await enqueueEvent(tx, {
+    appId: payment.app_id,
+    paymentId: payment.id,
+    refundId: refund.id,
+    eventType,
+    body: refundEventBody(eventType, refund, payment.metadata, at),
   });
 }
 
@@ -372,14 +381,7 @@ export async function applyProviderRefund(
         });
     if (!refund) return null;
     if (!found && refund.status === 'succeeded') await unrequestedRefund(tx, deps, payment, refund);
-    const eventType = action.outcome === 'succeeded' ? 'refund.succeeded' : 'refund.failed';
-    await enqueueEvent(tx, {
-      appId: payment.app_id,
-      paymentId: payment.id,
-      refundId: refund.id,
-      eventType,
-      body: refundEventBody(eventType, refund, payment.metadata, new Date()),
-    });
+    await enqueueRefundEvent(tx, payment, refund, new Date());
     return refund;
   });
   return result ? applied('changed', `refund_${action.outcome}`) : ALREADY_FINALIZED;
