@@ -11,12 +11,7 @@ import { apiError, ApiError, notFoundPayment, notConfigured } from '../domain/er
 import { refundEventBody } from '../domain/events.js';
 import { isPaymentId, newId } from '../domain/ids.js';
 import { isIntegerIn, optionalString, parseJsonObject } from '../domain/paymentRequest.js';
-import {
-  CREATE_REFUND,
-  missingMessage,
-  missingRequired,
-  notStringMessage,
-} from '../domain/schemas.js';
+import { CREATE_REFUND, missingRequired, notStringMessage } from '../domain/schemas.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { BadReference, ProviderError, type InboundAction } from '../providers/types.js';
@@ -87,7 +82,7 @@ export async function createRefund(
   return runIdempotent(deps.pool, deps.durablePool, scope, rawBody, async (claim) => {
     const body = parseJsonObject(rawBody);
     const missing = missingRequired(CREATE_REFUND, body);
-    if (missing.length > 0) throw bad(missingMessage(missing));
+    if (missing.length > 0) throw apiError('missing_fields', missing.join(', '));
     const paymentId = body.payment_id;
     if (typeof paymentId !== 'string') throw bad(notStringMessage('payment_id'));
     const req = parseRefundFields(body);
