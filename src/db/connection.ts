@@ -165,13 +165,17 @@ async function isPrimary(target: DatabaseTarget, host: HostPort): Promise<boolea
   }
 }
 
+/** The locator for a URL of its own, or the process's shared one as it is. */
+export function locatorFor(connection: string | PrimaryLocator): PrimaryLocator {
+  return typeof connection === 'string'
+    ? new PrimaryLocator(parseDatabaseUrl(connection))
+    : connection;
+}
+
 /** After connecting: refuses a read-only server when the target asks for the primary. */
-export async function checkPrimary(
-  client: pg.ClientBase,
-  locator: PrimaryLocator,
-  host: HostPort,
-): Promise<void> {
+export async function checkPrimary(client: pg.Client, locator: PrimaryLocator): Promise<void> {
   if (!locator.target.readWrite) return;
+  const host: HostPort = { host: client.host, port: client.port };
   const r = await client.query<{ read_only: boolean }>(PRIMARY_CHECK);
   if (r.rows[0]?.read_only !== false) {
     locator.lost(host);

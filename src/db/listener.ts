@@ -3,8 +3,8 @@ import {
   checkPrimary,
   clientClass,
   CONNECTION_SETTINGS,
-  parseDatabaseUrl,
-  PrimaryLocator,
+  locatorFor,
+  type PrimaryLocator,
 } from './connection.js';
 
 type Handler = (payload: string) => void;
@@ -35,10 +35,7 @@ export class Listener {
     connection: string | PrimaryLocator,
     private readonly log: Log,
   ) {
-    this.locator =
-      typeof connection === 'string'
-        ? new PrimaryLocator(parseDatabaseUrl(connection))
-        : connection;
+    this.locator = locatorFor(connection);
     this.Client = clientClass(this.locator, CONNECTION_SETTINGS);
   }
 
@@ -67,7 +64,7 @@ export class Listener {
     try {
       await client.connect();
       // A standby (or a demoted primary) never sees the NOTIFYs the primary's commits send.
-      await checkPrimary(client, this.locator, { host: client.host, port: client.port });
+      await checkPrimary(client, this.locator);
       for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
     } catch (err) {
       await client.end().catch(() => undefined);

@@ -3,8 +3,8 @@ import {
   checkPrimary,
   clientClass,
   CONNECTION_SETTINGS,
-  parseDatabaseUrl,
-  PrimaryLocator,
+  locatorFor,
+  type PrimaryLocator,
 } from './connection.js';
 
 // int8 columns (amounts, counts) arrive as strings by default; every amount the gateway
@@ -37,8 +37,7 @@ export function createPool(
   max = 20,
   synchronousCommit = false,
 ): pg.Pool {
-  const locator =
-    typeof connection === 'string' ? new PrimaryLocator(parseDatabaseUrl(connection)) : connection;
+  const locator = locatorFor(connection);
   const session = locator.target.transactionPooling
     ? {}
     : { options: `-c synchronous_commit=${synchronousCommit ? 'on' : 'off'}` };
@@ -47,10 +46,7 @@ export function createPool(
     idleTimeoutMillis: 30_000,
     Client: clientClass(locator, { ...CONNECTION_SETTINGS, ...session }),
     // pg-pool awaits a promise returned here, although its types say void.
-    onConnect: (client) => {
-      const c = client as pg.Client;
-      return checkPrimary(c, locator, { host: c.host, port: c.port }) as unknown as void;
-    },
+    onConnect: (client) => checkPrimary(client as pg.Client, locator) as unknown as void,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);

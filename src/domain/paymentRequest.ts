@@ -2,7 +2,6 @@ import { apiError } from './errors.js';
 import { parseStorableJson } from './jsonInput.js';
 import {
   CREATE_PAYMENT,
-  missingMessage,
   missingRequired,
   notStringMessage,
   prop,
@@ -83,7 +82,7 @@ function requiredString(body: Record<string, unknown>, field: string): string {
 
 export function parseCreatePayment(body: Record<string, unknown>): CreatePaymentRequest {
   const missing = missingRequired(CREATE_PAYMENT, body);
-  if (missing.length > 0) throw bad(missingMessage(missing));
+  if (missing.length > 0) throw apiError('missing_fields', missing.join(', '));
 
   const externalUserId = requiredString(body, 'external_user_id');
   if (!isPositiveSafeInteger(body.amount_minor)) throw bad(M.amount_minor);

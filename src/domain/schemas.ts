@@ -424,10 +424,6 @@ export function missingRequired(spec: BodySpec, body: Record<string, unknown>): 
   });
 }
 
-export function missingMessage(missing: readonly string[]): string {
-  return `missing required fields: ${missing.join(', ')}`;
-}
-
 export function notStringMessage(field: string): string {
   return `${field} must be a string`;
 }

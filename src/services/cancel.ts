@@ -7,6 +7,7 @@ import { ProviderError, type PaymentProvider, type ProviderContext } from '../pr
 import { finalizePayment } from './finalize.js';
 import type { StoredResponse } from './idempotency.js';
 import { toPaymentView } from './payments.js';
+import { paymentRef } from './providerStatus.js';
 import { refundPayment, type RefundServiceDeps } from './refunds.js';
 
 const OPERATOR_REFUND_REASON = 'canceled by operator';
@@ -30,14 +31,8 @@ export async function adminCancel(
   const endpoint = deps.providers.endpoint(slug, payment.mode);
   if (provider.cancel && endpoint && payment.provider_ref !== null) {
     const ctx = { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs };
-    const ref = {
-      paymentId: payment.id,
-      providerRef: payment.provider_ref,
-      createdAt: payment.created_at,
-      method: payment.method,
-    };
     try {
-      await provider.cancel(ctx, ref);
+      await provider.cancel(ctx, paymentRef(payment));
     } catch (err) {
       // The buyer may have paid meanwhile (the provider refuses to void a settled payment).
       // Whatever the provider now holds is applied exactly as its webhook would be, so money
@@ -79,12 +74,7 @@ async function settleFromProvider(
   payment: PaymentRow,
 ): Promise<PaymentRow | null> {
   try {
-    const action = await provider.fetchStatus(ctx, {
-      paymentId: payment.id,
-      providerRef: payment.provider_ref,
-      createdAt: payment.created_at,
-      method: payment.method,
-    });
+    const action = await provider.fetchStatus(ctx, paymentRef(payment));
     if (action.kind === 'payment') {
       await finalizePayment(deps.pool, payment, {
         outcome: action.outcome,

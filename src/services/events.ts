@@ -11,7 +11,6 @@ import { apiError } from '../domain/errors.js';
 import {
   integerParam,
   integerParamMessage,
-  missingMessage,
   missingRequired,
   PARAMS,
   REDELIVER,
@@ -76,7 +75,7 @@ export function parseRedeliver(body: unknown, now: Date): RedeliverRequest {
   }
   const b = body as Record<string, unknown>;
   const missing = missingRequired(REDELIVER, b);
-  if (missing.length > 0) throw apiError('invalid', missingMessage(missing));
+  if (missing.length > 0) throw apiError('missing_fields', missing.join(', '));
   const time = (name: string, v: unknown): Date | null => {
     if (v === undefined || v === null || v === '') return null;
     return parseTimestamp(name, typeof v === 'string' ? v : ' ');

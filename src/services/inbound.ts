@@ -15,7 +15,13 @@ import { BadReference, type InboundEvent } from '../providers/types.js';
 import { webhooksRateLimited } from '../metrics.js';
 import { applyPaymentOutcome } from './finalize.js';
 import { captureApproved } from './payments.js';
-import { applied, EventRejected, type Applied, type ProviderEventDeps } from './providerEvent.js';
+import {
+  ALREADY_FINALIZED,
+  applied,
+  EventRejected,
+  type Applied,
+  type ProviderEventDeps,
+} from './providerEvent.js';
 import { applyProviderRefund } from './refunds.js';
 import type { SourceRateLimiter } from './sourceRateLimit.js';
 import { applyRenewal, applySubscriptionEvent } from './subscriptions.js';
@@ -193,9 +199,7 @@ async function dispatch(
   const action = ev.action;
   switch (action.kind) {
     case 'none':
-      return payment.status === 'initiated'
-        ? applied('none', 'none')
-        : applied('already_finalized', 'already_finalized');
+      return payment.status === 'initiated' ? applied('none', 'none') : ALREADY_FINALIZED;
     case 'payment':
       return applyPaymentOutcome(deps, payment, ev, action);
     case 'capture_required':

@@ -34,12 +34,17 @@ export function statusCall(deps: StatusDeps, payment: PaymentRow): StatusCall | 
   return {
     provider: deps.providers.get(slug),
     ctx: { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs },
-    ref: {
-      paymentId: payment.id,
-      providerRef: payment.provider_ref,
-      createdAt: payment.created_at,
-      method: payment.method,
-    },
+    ref: paymentRef(payment),
+  };
+}
+
+/** How a provider call names the payment (its ids, and when and how it was made). */
+export function paymentRef(payment: PaymentRow): ProviderPaymentRef {
+  return {
+    paymentId: payment.id,
+    providerRef: payment.provider_ref,
+    createdAt: payment.created_at,
+    method: payment.method,
   };
 }
 

@@ -7,7 +7,7 @@ import type { ProviderSlug } from '../domain/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { PaymentProvider, ProviderContext } from '../providers/types.js';
 import { finalizePayment } from './finalize.js';
-import { describeAction, describeError, paymentQuestion } from './providerStatus.js';
+import { describeAction, describeError, paymentQuestion, paymentRef } from './providerStatus.js';
 
 const RECHECK_AFTER_MS = 2 * 60_000;
 
@@ -109,12 +109,7 @@ async function applyProviderStatus(
   ctx: ProviderContext,
   payment: PaymentRow,
 ): Promise<void> {
-  const ref = {
-    paymentId: payment.id,
-    providerRef: payment.provider_ref,
-    createdAt: payment.created_at,
-    method: payment.method,
-  };
+  const ref = paymentRef(payment);
   const action = await provider.fetchStatus(ctx, ref);
   await recordPaymentCheck(gw.pool, payment.id, {
     asked: paymentQuestion(payment),

@@ -11,12 +11,7 @@ import { apiError, ApiError, notFoundPayment, notConfigured } from '../domain/er
 import { refundEventBody } from '../domain/events.js';
 import { isPaymentId, newId } from '../domain/ids.js';
 import { isIntegerIn, optionalString, parseJsonObject } from '../domain/paymentRequest.js';
-import {
-  CREATE_REFUND,
-  missingMessage,
-  missingRequired,
-  notStringMessage,
-} from '../domain/schemas.js';
+import { CREATE_REFUND, missingRequired, notStringMessage } from '../domain/schemas.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { BadReference, ProviderError, type InboundAction } from '../providers/types.js';
@@ -87,7 +82,7 @@ export async function createRefund(
   return runIdempotent(deps.pool, deps.durablePool, scope, rawBody, async (claim) => {
     const body = parseJsonObject(rawBody);
     const missing = missingRequired(CREATE_REFUND, body);
-    if (missing.length > 0) throw bad(missingMessage(missing));
+    if (missing.length > 0) throw apiError('missing_fields', missing.join(', '));
     const paymentId = body.payment_id;
     if (typeof paymentId !== 'string') throw bad(notStringMessage('payment_id'));
     const req = parseRefundFields(body);
@@ -285,17 +280,26 @@ async function settleWithEvent(
 ): Promise<RefundRow | null> {
   return withTransaction(deps.pool, async (tx) => {
     const row = await refundsDb.settleRefund(tx, refundId, s);
-    if (row && row.status !== 'initiated') {
-      const eventType = row.status === 'succeeded' ? 'refund.succeeded' : 'refund.failed';
-      await enqueueEvent(tx, {
-        appId: payment.app_id,
-        paymentId: payment.id,
-        refundId: row.id,
-        eventType,
-        body: refundEventBody(eventType, row, payment.metadata, row.updated_at),
-      });
-    }
+    if (row && row.status !== 'initiated')
+      await enqueueRefundEvent(tx, payment, row, row.updated_at);
     return row;
+  });
+}
+
+/** refund.succeeded or refund.failed for a refund just made terminal, in its transaction. */
+async function enqueueRefundEvent(
+  tx: Queryable,
+  payment: PaymentRow,
+  refund: RefundRow,
+  at: Date,
+): Promise<void> {
+  const eventType = refund.status === 'succeeded' ? 'refund.succeeded' : 'refund.failed';
+  await enqueueEvent(tx, {
+    appId: payment.app_id,
+    paymentId: payment.id,
+    refundId: refund.id,
+    eventType,
+    body: refundEventBody(eventType, refund, payment.metadata, at),
   });
 }
 
@@ -372,14 +376,7 @@ export async function applyProviderRefund(
         });
     if (!refund) return null;
     if (!found && refund.status === 'succeeded') await unrequestedRefund(tx, deps, payment, refund);
-    const eventType = action.outcome === 'succeeded' ? 'refund.succeeded' : 'refund.failed';
-    await enqueueEvent(tx, {
-      appId: payment.app_id,
-      paymentId: payment.id,
-      refundId: refund.id,
-      eventType,
-      body: refundEventBody(eventType, refund, payment.metadata, new Date()),
-    });
+    await enqueueRefundEvent(tx, payment, refund, new Date());
     return refund;
   });
   return result ? applied('changed', `refund_${action.outcome}`) : ALREADY_FINALIZED;

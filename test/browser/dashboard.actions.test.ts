@@ -15,7 +15,7 @@ import {
   money,
   norm,
   screenshot,
-  signIn,
+  signedInPage,
   type Browser,
 } from '../helpers/browser.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -42,10 +42,7 @@ before(async () => {
   app = await gw.createApp({ name: 'Hook shop', webhook_url: receiver.url });
   receiver.secret = app.webhook_secret;
   browser = await launchBrowser();
-  page = await browser.context.newPage();
-  await page.goto(`${gw.url}/dashboard`);
-  await signIn(page, ADMIN_TOKEN);
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  page = await signedInPage(browser, gw.url, ADMIN_TOKEN);
 });
 
 after(async () => {

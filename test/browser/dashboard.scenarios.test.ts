@@ -12,7 +12,7 @@ import {
   launchBrowser,
   norm,
   screenshot,
-  signIn,
+  signedInPage,
   type Browser,
 } from '../helpers/browser.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -27,10 +27,7 @@ before(async () => {
   gw = await startTestGateway();
   app = await gw.createApp({ name: 'Scenario shop' });
   browser = await launchBrowser();
-  page = await browser.context.newPage();
-  await page.goto(`${gw.url}/dashboard`);
-  await signIn(page, ADMIN_TOKEN);
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  page = await signedInPage(browser, gw.url, ADMIN_TOKEN);
 });
 
 after(async () => {

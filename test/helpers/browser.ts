@@ -121,6 +121,19 @@ export async function signIn(page: Page, token: string): Promise<void> {
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
+/** A new page of the dashboard at `gatewayUrl`, signed in, on the Overview. */
+export async function signedInPage(
+  browser: Browser,
+  gatewayUrl: string,
+  token: string,
+): Promise<Page> {
+  const page = await browser.context.newPage();
+  await page.goto(`${gatewayUrl}/dashboard`);
+  await signIn(page, token);
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  return page;
+}
+
 /** Text with runs of whitespace (Intl's narrow spaces included) made one plain space. */
 export function norm(s: string | null): string {
   return (s ?? '').replace(/\s+/g, ' ').trim();

@@ -5,10 +5,46 @@
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { after, before } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { assertStatus, sql } from './core.js';
-import type { GatewayWithReceiver } from './gateway.js';
+import { startWithReceiver, type GatewayWithReceiver } from './gateway.js';
 import { eventually } from './eventually.js';
+
+/** Short, so a registration_timeout or refund_timeout fails within the test. */
+export const PROVIDER_TIMEOUT_MS = 1500;
+
+/**
+ * The gateway of a scenario test file: started before the file's tests (with the short
+ * provider timeout and an app whose webhooks reach a receiver) and stopped after them. Call
+ * it at the file's top level; read its fields inside tests.
+ */
+export function scenarioGateway(shop: string): GatewayWithReceiver {
+  let started: GatewayWithReceiver | undefined;
+  before(async () => {
+    started = await startWithReceiver(
+      { PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS) },
+      { name: shop },
+    );
+  });
+  after(() => started?.stop());
+  const current = (): GatewayWithReceiver => {
+    assert.ok(started, 'the scenario gateway has started');
+    return started;
+  };
+  return {
+    get gw() {
+      return current().gw;
+    },
+    get receiver() {
+      return current().receiver;
+    },
+    get app() {
+      return current().app;
+    },
+    stop: () => current().stop(),
+  };
+}
 
 export class ScenarioProbe {
   constructor(private readonly setup: () => GatewayWithReceiver) {}
@@ -21,6 +57,14 @@ export class ScenarioProbe {
     const text = await res.text();
     assert.equal(res.status, 200, text);
     return JSON.parse(text) as { gateway_status: number; gateway_body: string };
+  }
+
+  /** Creates a payment (201) and reads back its provider reference. */
+  async create(body: object, app: AppWithSecrets = this.setup().app) {
+    const res = await this.setup().gw.v1(app, 'POST', '/v1/payments', body);
+    assertStatus(res, 201);
+    const id = res.json<{ payment_id: string }>().payment_id;
+    return { id, ref: (await this.payment(id, app)).provider_ref };
   }
 
   async payment(id: string, app: AppWithSecrets = this.setup().app) {

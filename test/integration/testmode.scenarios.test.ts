@@ -19,18 +19,9 @@ import { simulatorEndpoint } from '../../src/providers/testMode.js';
 import { assertError, assertStatus, count, sql } from '../helpers/core.js';
 import { startWithReceiver, type GatewayWithReceiver } from '../helpers/gateway.js';
 import { eventually } from '../helpers/eventually.js';
-import { ScenarioProbe } from '../helpers/scenarios.js';
+import { PROVIDER_TIMEOUT_MS, ScenarioProbe, scenarioGateway } from '../helpers/scenarios.js';
 
-const PROVIDER_TIMEOUT_MS = 1500;
-
-let setup: GatewayWithReceiver;
-before(async () => {
-  setup = await startWithReceiver(
-    { PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS) },
-    { name: 'Scenario shop' },
-  );
-});
-after(() => setup?.stop());
+const setup = scenarioGateway('Scenario shop');
 
 let nextAmount = 41_000;
 
@@ -53,16 +44,12 @@ interface Created {
   amount: number;
 }
 
+const probe = new ScenarioProbe(() => setup);
+
 async function create(scenario: string, app: AppWithSecrets = setup.app): Promise<Created> {
   const b = body(scenario);
-  const res = await setup.gw.v1(app, 'POST', '/v1/payments', b);
-  assertStatus(res, 201);
-  const id = res.json<{ payment_id: string }>().payment_id;
-  const view = await setup.gw.v1(app, 'GET', `/v1/payments/${id}`);
-  return { id, ref: view.json<{ provider_ref: string }>().provider_ref, amount: b.amount_minor };
+  return { ...(await probe.create(b, app)), amount: b.amount_minor };
 }
-
-const probe = new ScenarioProbe(() => setup);
 const act = (ref: string, action: string) => probe.act('idr_psp', ref, action);
 const payment = (id: string, app?: AppWithSecrets) => probe.payment(id, app);
 const expectDelivered = (id: string, events: string[], app?: AppWithSecrets) =>

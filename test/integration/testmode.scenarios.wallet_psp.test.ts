@@ -6,23 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { FAULT_DELAY_MS } from '../../src/simulators/faults.js';
 import { assertError, assertStatus, count, sql } from '../helpers/core.js';
-import { startWithReceiver, type GatewayWithReceiver } from '../helpers/gateway.js';
 import { eventually } from '../helpers/eventually.js';
-import { ScenarioProbe } from '../helpers/scenarios.js';
+import { PROVIDER_TIMEOUT_MS, ScenarioProbe, scenarioGateway } from '../helpers/scenarios.js';
 
-const PROVIDER_TIMEOUT_MS = 1500;
-
-let setup: GatewayWithReceiver;
-before(async () => {
-  setup = await startWithReceiver(
-    { PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS) },
-    { name: 'Wallet scenario shop' },
-  );
-});
-after(() => setup?.stop());
+const setup = scenarioGateway('Wallet scenario shop');
 
 const probe = new ScenarioProbe(() => setup);
 const act = (ref: string, action: string) => probe.act('wallet_psp', ref, action);
@@ -39,12 +29,7 @@ function body(scenario: string) {
   };
 }
 
-async function create(scenario: string): Promise<{ id: string; ref: string }> {
-  const res = await setup.gw.v1(setup.app, 'POST', '/v1/payments', body(scenario));
-  assertStatus(res, 201);
-  const id = res.json<{ payment_id: string }>().payment_id;
-  return { id, ref: (await probe.payment(id)).provider_ref };
-}
+const create = (scenario: string) => probe.create(body(scenario));
 
 /** Each archived event as "<event_type>:<resource status>", oldest first. */
 async function inbound(paymentId: string): Promise<string[]> {

@@ -8,6 +8,7 @@ import {
   type TestGateway,
 } from '../helpers/gateway.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
+import { createPayment } from '../helpers/payments.js';
 import { type Receiver } from '../helpers/receiver.js';
 
 // docs/api.md#payment-states: the move out of initiated is atomic; only one event per payment performs it.
@@ -24,16 +25,7 @@ before(async () => {
 after(() => setup?.stop());
 
 test('100 concurrent mixed success/failure events for one payment: one transition, one outbound event', async () => {
-  const created = await gw.v1(app, 'POST', '/v1/payments', {
-    external_user_id: 'race',
-    email: 'race@example.com',
-    amount_minor: 77000,
-    currency: 'IDR',
-    method: 'qris',
-    return_url: 'https://shop.example/',
-  });
-  assert.equal(created.status, 201, created.text);
-  const id = created.json<{ payment_id: string }>().payment_id;
+  const { id } = await createPayment(gw, app, 'idr', 77000);
   const key = idrTestServerKey(gw.config.masterKey);
   const statuses = ['settlement', 'expire', 'cancel', 'deny'];
   const bodies = Array.from({ length: 100 }, (_, i) =>
@@ -95,16 +87,7 @@ test('100 concurrent mixed success/failure events for one payment: one transitio
 });
 
 test('a failure first, then 25 concurrent settlements: the failure stands, one exception, one payment event', async () => {
-  const created = await gw.v1(app, 'POST', '/v1/payments', {
-    external_user_id: 'race-late',
-    email: 'race@example.com',
-    amount_minor: 78000,
-    currency: 'IDR',
-    method: 'qris',
-    return_url: 'https://shop.example/',
-  });
-  assert.equal(created.status, 201, created.text);
-  const id = created.json<{ payment_id: string }>().payment_id;
+  const { id } = await createPayment(gw, app, 'idr', 78000);
   const key = idrTestServerKey(gw.config.masterKey);
   const first = await postWebhook(
     gw.url,

@@ -25,6 +25,16 @@ function fixture(name: string): Record<string, unknown> {
   return body;
 }
 
+/** The notification signed by Midtrans's rule (SHA-512 of order_id, status_code, gross_amount, key) with our key. */
+function signedWithOurKey(doc: Record<string, unknown>): Buffer {
+  const signature = createHash('sha512')
+    .update(
+      `${String(doc.order_id)}${String(doc.status_code)}${String(doc.gross_amount)}${SERVER_KEY}`,
+    )
+    .digest('hex');
+  return Buffer.from(JSON.stringify({ ...doc, signature_key: signature }));
+}
+
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
 
 test('every documented settlement notification verifies with the signature rule and maps to succeeded', async () => {
@@ -36,15 +46,7 @@ test('every documented settlement notification verifies with the signature rule 
     const doc = fixture(name);
     // The doc's signature was made with Midtrans's key, not ours: refused as it stands.
     assert.equal(await idrPsp.verifyWebhook(endpoint, {}, Buffer.from(JSON.stringify(doc))), false);
-    const signed = {
-      ...doc,
-      signature_key: createHash('sha512')
-        .update(
-          `${String(doc.order_id)}${String(doc.status_code)}${String(doc.gross_amount)}${SERVER_KEY}`,
-        )
-        .digest('hex'),
-    };
-    const raw = Buffer.from(JSON.stringify(signed));
+    const raw = signedWithOurKey(doc);
     assert.equal(await idrPsp.verifyWebhook(endpoint, {}, raw), true, name);
     const event = idrPsp.parseWebhook({}, raw);
     assert.deepEqual(
@@ -105,15 +107,7 @@ test('the documented refund answer maps to a succeeded refund under its refund_k
 
 test('the documented expire notification verifies and fails the payment; the expire answer maps the same', async () => {
   const doc = fixture('notification.permata_va.expire.json');
-  const signed = {
-    ...doc,
-    signature_key: createHash('sha512')
-      .update(
-        `${String(doc.order_id)}${String(doc.status_code)}${String(doc.gross_amount)}${SERVER_KEY}`,
-      )
-      .digest('hex'),
-  };
-  const raw = Buffer.from(JSON.stringify(signed));
+  const raw = signedWithOurKey(doc);
   assert.equal(await idrPsp.verifyWebhook(endpoint, {}, raw), true);
   assert.deepEqual(idrPsp.parseWebhook({}, raw), {
     eventType: 'expire',

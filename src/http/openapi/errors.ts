@@ -144,11 +144,12 @@ export function bodyRules(
   const required = spec.schema.required ?? [];
   const bodies: ErrorBody[] = [...texts];
   if (missingPattern) {
+    const missing = (names: string) => errorReply('missing_fields', names).body;
     bodies.unshift(
       t(
-        'missing required fields: <names, in the order of the schema, joined by ", ">',
+        missing('<names, in the order of the schema, joined by ", ">'),
         missingPattern,
-        `missing required fields: ${required.join(', ')}`,
+        missing(required.join(', ')),
       ),
     );
   }
