@@ -4,6 +4,7 @@
  */
 import type { Mode } from '../domain/types.js';
 import type { Queryable } from './pool.js';
+import { storableText } from '../domain/storableText.js';
 
 export interface Check {
   asked: string;
@@ -14,7 +15,7 @@ export async function recordPaymentCheck(db: Queryable, id: string, c: Check): P
   await db.query(
     `UPDATE payments SET last_check_at = now(), last_check_asked = $2, last_check_learned = $3
      WHERE id = $1`,
-    [id, c.asked, c.learned],
+    [id, storableText(c.asked), storableText(c.learned)],
   );
 }
 
@@ -22,7 +23,7 @@ export async function recordRefundCheck(db: Queryable, id: string, c: Check): Pr
   await db.query(
     `UPDATE refunds SET last_check_at = now(), last_check_asked = $2, last_check_learned = $3
      WHERE id = $1`,
-    [id, c.asked, c.learned],
+    [id, storableText(c.asked), storableText(c.learned)],
   );
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Queryable } from './pool.js';
+import { storableText } from '../domain/storableText.js';
 
 /** Headers worth keeping with an archived event: no cookies or auth, nothing of ours. */
 function keptHeaders(headers: IncomingHttpHeaders): Record<string, string> {
@@ -90,7 +91,7 @@ export async function recordInboundOutcome(
       o.signatureValid,
       o.outcome,
       o.mode ?? null,
-      o.eventType ?? null,
+      o.eventType == null ? null : storableText(o.eventType),
       o.paymentId ?? null,
     ],
   });

@@ -1,6 +1,7 @@
 import type { Mode, PaymentStatus, TerminalStatus } from '../domain/types.js';
 import { DELIVERY_CHANNEL } from './deliveries.js';
 import type { Queryable } from './pool.js';
+import { storableText } from '../domain/storableText.js';
 
 export interface PaymentRow {
   id: string;
@@ -179,7 +180,7 @@ export async function markRegistrationRejected(
   await db.query(
     `UPDATE payments SET status = 'failed', last_error = $2, finalized_at = now(), updated_at = now()
      WHERE id = $1 AND status = 'initiated'`,
-    [id, providerText],
+    [id, storableText(providerText)],
   );
 }
 
@@ -414,7 +415,7 @@ export async function finalizeInitiated(db: Queryable, f: Finalization): Promise
     values: [
       f.paymentId,
       f.outcome,
-      f.errorText,
+      storableText(f.errorText),
       JSON.stringify(f.metadata),
       f.subscriptionId,
       f.at,

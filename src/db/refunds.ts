@@ -1,5 +1,6 @@
 import type { Mode } from '../domain/types.js';
 import type { Queryable } from './pool.js';
+import { storableText } from '../domain/storableText.js';
 
 export interface RefundRow {
   id: string;
@@ -83,7 +84,7 @@ export async function settleRefund(
        succeeded_at = CASE WHEN $2 = 'succeeded' THEN now() ELSE succeeded_at END,
        updated_at = now()
      WHERE id = $1 AND status = 'initiated' RETURNING ${REFUND_COLUMNS}`,
-    [id, s.status, s.providerRef, s.lastError ?? null],
+    [id, s.status, s.providerRef, s.lastError === undefined ? null : storableText(s.lastError)],
   );
   return res.rows[0] ?? null;
 }
@@ -150,7 +151,7 @@ export async function insertProviderRefund(
       r.currency,
       r.provider,
       r.provider_ref,
-      r.last_error,
+      storableText(r.last_error),
     ],
   );
   return res.rows[0] ?? null;

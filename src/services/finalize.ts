@@ -13,6 +13,7 @@ import {
   type ProviderEventDeps,
 } from './providerEvent.js';
 import { refundLateCharge } from './refunds.js';
+import { storableText } from '../domain/storableText.js';
 
 export interface FinalizeInput {
   outcome: TerminalStatus;
@@ -41,10 +42,12 @@ export async function finalizePayment(
   input: FinalizeInput,
 ): Promise<PaymentRow | null> {
   const at = new Date();
+  // The outbound event carries last_error as stored.
+  const errorText = storableText(input.errorText ?? '');
   const finalized: PaymentRow = {
     ...payment,
     status: input.outcome,
-    last_error: input.outcome === 'failed' ? (input.errorText ?? '') : payment.last_error,
+    last_error: input.outcome === 'failed' ? errorText : payment.last_error,
     metadata: { ...payment.metadata, ...input.enrichment },
     finalized_at: at,
     updated_at: at,
@@ -53,7 +56,7 @@ export async function finalizePayment(
   const done = await finalizeInitiated(db, {
     paymentId: payment.id,
     outcome: input.outcome,
-    errorText: input.errorText ?? '',
+    errorText,
     metadata: finalized.metadata,
     subscriptionId: input.subscriptionId ?? null,
     at,

@@ -9,6 +9,7 @@ import { findPayment } from '../db/payments.js';
 import { withTransaction, type Pool } from '../db/pool.js';
 import { apiError, notFoundPayment, notConfigured } from '../domain/errors.js';
 import { isPaymentId } from '../domain/ids.js';
+import { storableText } from '../domain/storableText.js';
 import { ProviderError } from '../providers/types.js';
 import type { Audit } from './audit.js';
 import { finalizePayment, type FinalizeInput } from './finalize.js';
@@ -54,7 +55,8 @@ export async function syncPayment(
         targetType: 'payment',
         targetId: payment.id,
         outcome: result,
-        details: { asked, learned },
+        // The provider's text in jsonb: NUL and unpaired surrogates made storable.
+        details: { asked: storableText(asked), learned: storableText(learned) },
       });
     });
 
