@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { newDeliveryId } from '../domain/ids.js';
 import type { Queryable } from './pool.js';
 
 /** NOTIFY channel that wakes the delivery workers when a delivery commits. */
@@ -11,7 +11,7 @@ export async function insertDelivery(
   appId: string,
   paymentId: string | null,
 ): Promise<string> {
-  const deliveryId = 'dlv_' + randomBytes(12).toString('hex');
+  const deliveryId = newDeliveryId();
   await tx.query({
     name: 'outbox_insert_delivery',
     text: `INSERT INTO deliveries (id, event_id, app_id, payment_id) VALUES ($1, $2, $3, $4)`,

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { newEventId } from '../domain/ids.js';
 import { insertDelivery } from './deliveries.js';
 import type { Queryable } from './pool.js';
 
@@ -21,7 +21,7 @@ export async function enqueueEvent(
   tx: Queryable,
   e: NewOutboundEvent,
 ): Promise<{ eventId: string; deliveryId: string } | null> {
-  const eventId = 'evt_' + randomBytes(12).toString('hex');
+  const eventId = newEventId();
   const inserted = await tx.query({
     name: 'outbox_insert_event',
     text: `INSERT INTO outbound_events (id, app_id, payment_id, refund_id, event_type, body, dedupe_key)

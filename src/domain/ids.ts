@@ -12,3 +12,12 @@ export function isPaymentId(v: string): boolean {
 export function newAppId(): string {
   return 'app_' + randomBytes(12).toString('hex');
 }
+
+/** An outbound event's id, stable across its deliveries (X-PAY-Event-Id). */
+export function newEventId(): string {
+  return 'evt_' + randomBytes(12).toString('hex');
+}
+
+export function newDeliveryId(): string {
+  return 'dlv_' + randomBytes(12).toString('hex');
+}

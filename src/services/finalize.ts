@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { newDeliveryId, newEventId } from '../domain/ids.js';
 import { markRefunded } from '../db/exceptions.js';
 import { finalizeInitiated, findPayment, type PaymentRow } from '../db/payments.js';
 import type { Queryable } from '../db/pool.js';
@@ -60,10 +60,10 @@ export async function finalizePayment(
     metadata: finalized.metadata,
     subscriptionId: input.subscriptionId ?? null,
     at,
-    eventId: 'evt_' + randomBytes(12).toString('hex'),
+    eventId: newEventId(),
     eventType,
     eventBody: paymentEventBody(eventType, finalized, at),
-    deliveryId: 'dlv_' + randomBytes(12).toString('hex'),
+    deliveryId: newDeliveryId(),
     onlyIfUnregisteredUntil: input.onlyIfUnregisteredUntil ?? null,
   });
   return done ? finalized : null;
