@@ -71,8 +71,8 @@ export async function adminCancel(
 /**
  * The operator's cancel took effect at the provider, but the payment was finalized canceled
  * by the provider's notification or the status check rather than by this request's own
- * transaction: the audit entry is written here, so an admin cancel answered 200 canceled
- * always has one (docs/api.md#audit-log).
+ * transaction: the audit entry is written here, so the log has an entry exactly when the
+ * operator's action took effect (docs/api.md#audit-log).
  */
 async function canceledAtProvider(
   deps: RefundServiceDeps,
