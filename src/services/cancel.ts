@@ -29,18 +29,20 @@ export async function adminCancel(
   const slug = payment.provider as ProviderSlug;
   const provider = deps.providers.get(slug);
   const endpoint = deps.providers.endpoint(slug, payment.mode);
+  // Whether the operator's cancel reached the provider, which then voided the payment.
+  let voidedAtProvider = false;
   if (provider.cancel && endpoint && payment.provider_ref !== null) {
     const ctx = { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs };
     try {
       await provider.cancel(ctx, paymentRef(payment));
+      voidedAtProvider = true;
     } catch (err) {
       // The buyer may have paid meanwhile (the provider refuses to void a settled payment).
       // Whatever the provider now holds is applied exactly as its webhook would be, so money
       // it moved is on record; a paid payment then gets the full refund of a succeeded one.
       const now = await settleFromProvider(deps, provider, ctx, payment);
       if (now && now.status !== 'initiated') {
-        if (now.status === 'canceled')
-          return { status: 200, body: JSON.stringify(toPaymentView(now)) };
+        if (now.status === 'canceled') return canceledAtProvider(deps, now);
         return cancelTerminal(deps, now);
       }
       const text = err instanceof ProviderError ? err.providerText : 'provider unreachable';
@@ -55,11 +57,34 @@ export async function adminCancel(
   });
   if (!canceled) {
     const now = (await findPayment(deps.pool, payment.id)) as PaymentRow;
-    // The provider's own cancel notification may have finalized it first: same outcome.
-    if (now.status === 'canceled') return { status: 200, body: JSON.stringify(toPaymentView(now)) };
+    // The provider's own cancel notification may have finalized it first: same outcome. It
+    // was the operator's void that the notification reported, so the action is on record.
+    if (now.status === 'canceled') {
+      if (voidedAtProvider) return canceledAtProvider(deps, now);
+      return { status: 200, body: JSON.stringify(toPaymentView(now)) };
+    }
     return cancelTerminal(deps, now);
   }
   return { status: 200, body: JSON.stringify(toPaymentView(canceled)) };
+}
+
+/**
+ * The operator's cancel took effect at the provider, but the payment was finalized canceled
+ * by the provider's notification or the status check rather than by this request's own
+ * transaction: the audit entry is written here, so the log has an entry exactly when the
+ * operator's action took effect (docs/api.md#audit-log).
+ */
+async function canceledAtProvider(
+  deps: RefundServiceDeps,
+  payment: PaymentRow,
+): Promise<StoredResponse> {
+  // One statement: the state change it records has already committed.
+  await deps.audit?.(deps.pool, {
+    targetType: 'payment',
+    targetId: payment.id,
+    outcome: 'canceled',
+  });
+  return { status: 200, body: JSON.stringify(toPaymentView(payment)) };
 }
 
 /**
