@@ -7,13 +7,13 @@
  * with a retryable 503 so the provider redelivers it.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { Webhook } from 'standardwebhooks';
-import { simulatorEndpoint } from '../../src/providers/testMode.js';
+import type { Webhook } from 'standardwebhooks';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { paymentBody, sql, TEXT_PLAIN } from '../helpers/core.js';
+import { cardPspTestSigner, postCardPspEvent } from '../helpers/cardPspNotify.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { simAction } from '../helpers/payments.js';
 
 let gw: TestGateway;
 let app: AppWithSecrets;
@@ -22,9 +22,7 @@ let signer: Webhook;
 before(async () => {
   gw = await startTestGateway();
   app = await gw.createApp();
-  const secret = simulatorEndpoint('card_psp', gw.config.masterKey, 'http://unused').webhookSecret;
-  // The Standard Webhooks library signs with the key after `whsec_` (newer endpoints).
-  signer = new Webhook(secret as string);
+  signer = cardPspTestSigner(gw.config.masterKey);
 });
 after(async () => {
   await gw?.stop();
@@ -49,12 +47,7 @@ async function cardPayment(metadata: Record<string, unknown> = {}) {
   return { id: body.payment_id, ref: new URL(body.checkout_url).pathname.split('/').pop() ?? '' };
 }
 
-async function act(ref: string, action: string) {
-  const res = await fetch(`${gw.url}/sim/card_psp/payments/${ref}/${action}`, { method: 'POST' });
-  const text = await res.text();
-  assert.equal(res.status, 200, text);
-  return JSON.parse(text) as { gateway_status: number; gateway_body: string };
-}
+const act = (ref: string, action: string) => simAction(gw, 'card', ref, action);
 
 /** A renewal order.paid as the provider sends it, signed with the provider's own library. */
 async function postRenewal(paymentId: string, orderId: string, subscriptionId: string) {
@@ -73,24 +66,7 @@ async function postRenewal(paymentId: string, orderId: string, subscriptionId: s
       metadata: { payment_id: paymentId },
     },
   });
-  const id = `msg_${randomBytes(8).toString('hex')}`;
-  const at = new Date();
-  const res = await fetch(`${gw.url}/webhooks/card_psp`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'webhook-id': id,
-      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-      'webhook-signature': signer.sign(id, at, body),
-    },
-    body,
-  });
-  return {
-    status: res.status,
-    text: await res.text(),
-    contentType: res.headers.get('content-type'),
-    retryAfter: res.headers.get('retry-after'),
-  };
+  return postCardPspEvent(gw.url, signer, body);
 }
 
 async function rowsOf(firstId: string) {
@@ -213,19 +189,8 @@ test('race: the first charge and its renewal arrive at once; each is recorded ex
         metadata: { payment_id: p.id },
       },
     });
-    const id = `msg_${randomBytes(8).toString('hex')}`;
-    const at = new Date();
     const [firstRes, renewalRes] = await Promise.all([
-      fetch(`${gw.url}/webhooks/card_psp`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'webhook-id': id,
-          'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-          'webhook-signature': signer.sign(id, at, firstOrder),
-        },
-        body: firstOrder,
-      }).then(async (r) => ({ status: r.status, text: await r.text() })),
+      postCardPspEvent(gw.url, signer, firstOrder),
       postRenewal(
         p.id,
         `order_race_renewal_${i}_${p.id.slice(0, 8)}`,

@@ -5,11 +5,9 @@
  * forever); the text is stored with each such character replaced by U+FFFD.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { Webhook } from 'standardwebhooks';
-import { simulatorEndpoint } from '../../src/providers/testMode.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
+import { cardPspTestSigner, postCardPspEvent } from '../helpers/cardPspNotify.js';
 import { paymentBody, sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
@@ -131,8 +129,7 @@ test('idr_psp refund declined by the paying wallet with a NUL in its text: 200, 
 });
 
 test('card_psp checkout failed with a NUL in failure_reason, and an unknown event type with a NUL: 200, stored with U+FFFD', async () => {
-  const secret = simulatorEndpoint('card_psp', gw.config.masterKey, 'http://unused').webhookSecret;
-  const signer = new Webhook(secret as string);
+  const signer = cardPspTestSigner(gw.config.masterKey);
   const created = await gw.v1(
     app,
     'POST',
@@ -148,20 +145,8 @@ test('card_psp checkout failed with a NUL in failure_reason, and an unknown even
   const c = created.json<{ payment_id: string; checkout_url: string }>();
   const ref = new URL(c.checkout_url).pathname.split('/').pop() ?? '';
   const post = async (event: object) => {
-    const body = JSON.stringify(event);
-    const id = `msg_${randomBytes(8).toString('hex')}`;
-    const at = new Date();
-    const r = await fetch(`${gw.url}/webhooks/card_psp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': id,
-        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-        'webhook-signature': signer.sign(id, at, body),
-      },
-      body,
-    });
-    return [r.status, await r.text()];
+    const r = await postCardPspEvent(gw.url, signer, JSON.stringify(event));
+    return [r.status, r.text];
   };
   // An event type the adapter does not know, named with a NUL: acknowledged, its name archived.
   assert.deepEqual(
