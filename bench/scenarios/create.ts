@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { BARRIER_SQL } from '../../src/db/pool.js';
 import { startGatewayProcess, type BenchDatabase } from '../lib/env.js';
 import { load, ratio, type LoadOptions } from '../lib/load.js';
 import { createApp } from '../lib/seed.js';
@@ -39,9 +40,7 @@ async function referenceWrites(databaseUrl: string, s: BenchSettings) {
       for (let i = 1; i < WRITES_PER_PAYMENT; i++) {
         await pool.query('UPDATE bench_ref SET n = $2 WHERE id = $1', [id, i]);
       }
-      await pool.query(
-        'BEGIN; SET LOCAL synchronous_commit = on; SELECT pg_current_xact_id(); COMMIT',
-      );
+      await pool.query(BARRIER_SQL);
       latencies.push(performance.now() - t0);
       done++;
     }

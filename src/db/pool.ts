@@ -54,12 +54,25 @@ export function createPool(
 }
 
 /**
- * Returns once every commit made so far, on any connection, is on disk: a transaction with
- * an xid commits synchronously, and flushing the WAL up to its commit record flushes every
- * earlier commit too. Concurrent barriers share one flush (PostgreSQL's group commit).
+ * The barrier's one round trip. PostgreSQL flushes at commit (and waits for the synchronous
+ * standby) only when the transaction has an xid AND wrote WAL of its own besides the commit
+ * record; an xid alone is not enough, the commit is then asynchronous whatever
+ * synchronous_commit says. A transactional logical message does both (it takes an xid and
+ * writes one small WAL record) without touching a table: no row, no contention between
+ * concurrent barriers, nothing to clean up, no privilege beyond the default. Decoders of
+ * logical replication ignore it unless asked for messages, and then see prefix `paygate`.
+ */
+export const BARRIER_SQL =
+  "BEGIN; SET LOCAL synchronous_commit = on; SELECT pg_logical_emit_message(true, 'paygate', ''); COMMIT";
+
+/**
+ * Returns once every commit made so far, on any connection, is on disk (and on the
+ * synchronous standby when one is configured): flushing the WAL up to the barrier's commit
+ * record flushes every earlier commit too. Concurrent barriers share one flush (PostgreSQL's
+ * group commit). See docs/adr/0002.
  */
 export async function durable(pool: Queryable): Promise<void> {
-  await pool.query('BEGIN; SET LOCAL synchronous_commit = on; SELECT pg_current_xact_id(); COMMIT');
+  await pool.query(BARRIER_SQL);
 }
 
 /** Runs fn in one transaction on one client; rolls back on any error. */

@@ -177,7 +177,14 @@ async function until(what: string, fn: () => Promise<boolean>, ms = 60_000): Pro
   }
 }
 
-export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
+export interface ReplicatedOptions {
+  /** Extra `name=value` settings for the primary only (the standby keeps the defaults). */
+  primarySettings?: string[];
+}
+
+export async function startReplicatedPostgres(
+  opts: ReplicatedOptions = {},
+): Promise<ReplicatedPostgres> {
   const { bin, user } = postgresBinaries(quiet);
   const root = clusterRoot(user);
   mkdirSync(root, { mode: 0o700 });
@@ -231,7 +238,10 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
     );
     // Only the primary waits for the standby: a promoted standby has no standby of its own,
     // and with this setting it would wait for one forever.
-    await startNode(bin, primary, user, [`synchronous_standby_names=${STANDBY_NAME}`]);
+    await startNode(bin, primary, user, [
+      `synchronous_standby_names=${STANDBY_NAME}`,
+      ...(opts.primarySettings ?? []),
+    ]);
     await startNode(bin, standby, user);
     await until('the standby to replicate synchronously', async () => {
       const rows = await query<{ sync_state: string }>(
