@@ -60,6 +60,14 @@ export interface WebhookLimitsConfig {
   rejectedRetentionDays: number;
 }
 
+/** Failed admin authentications per source address (docs/operations.md#hostile-clients). */
+export interface AdminAuthLimitsConfig {
+  /** Failures a source address may make at once (bucket size). */
+  failuresBurst: number;
+  /** Failures a source address may make per minute after that (token refill rate). */
+  failuresPerMinute: number;
+}
+
 /** How the gateway reaches PostgreSQL beyond DATABASE_URL (docs/operations.md#high-availability). */
 export interface DatabaseConfig {
   /** `transaction`: DATABASE_URL is PgBouncer in transaction pooling mode. */
@@ -113,6 +121,7 @@ export interface Config {
   workers: number;
   http: HttpLimitsConfig;
   webhooks: WebhookLimitsConfig;
+  adminAuth: AdminAuthLimitsConfig;
   retention: RetentionConfig;
   trustProxy: TrustProxy;
 }
@@ -463,6 +472,10 @@ export function loadConfig(env: Env = process.env): Config {
     workers: intVar(env, 'WORKERS', 1, 1, 64),
     http: loadHttpLimits(env, providerTimeoutMs),
     webhooks: loadWebhookLimits(env),
+    adminAuth: {
+      failuresBurst: intVar(env, 'ADMIN_AUTH_FAILURES_BURST', 10, 1, 1_000_000),
+      failuresPerMinute: intVar(env, 'ADMIN_AUTH_FAILURES_PER_MINUTE', 10, 1, 1_000_000),
+    },
     retention: {
       inboundDays: intVar(env, 'INBOUND_RETENTION_DAYS', 400, 1, 36500),
       deliveryAttemptsDays: intVar(env, 'DELIVERY_ATTEMPTS_RETENTION_DAYS', 400, 1, 36500),

@@ -41,6 +41,8 @@ export interface Gateway {
   webhookNetwork: WebhookNetwork;
   /** Bad-signature webhooks per source address, this process only (docs/operations.md). */
   unverifiedWebhooks: SourceRateLimiter;
+  /** Failed admin authentications per source address, this process only (docs/operations.md). */
+  adminAuthFailures: SourceRateLimiter;
 }
 
 export function createGateway(
@@ -62,7 +64,7 @@ export function createGateway(
   });
   listener.on(APP_CHANGED_CHANNEL, (appId) => appKeys.invalidateApp(appId));
   listener.onReset(() => appKeys.clear());
-  return {
+  const gateway: Gateway = {
     config,
     pool,
     durablePool,
@@ -85,7 +87,14 @@ export function createGateway(
       config.webhooks.unverifiedPerMinute,
       config.webhooks.unverifiedBurst,
     ),
+    // On the gateway's clock, which tests move, so that a limit can be seen to expire.
+    adminAuthFailures: new SourceRateLimiter(
+      config.adminAuth.failuresPerMinute,
+      config.adminAuth.failuresBurst,
+      () => gateway.now(),
+    ),
   };
+  return gateway;
 }
 
 /** What the payment, refund and webhook use cases take from the process. */

@@ -38,6 +38,12 @@ export const paymentExceptions = new Counter({
   registers: [registry],
 });
 
+export const adminAuthRateLimited = new Counter({
+  name: 'paygate_admin_auth_rate_limited_total',
+  help: 'Admin requests refused with 429: their source address failed authentication too often',
+  registers: [registry],
+});
+
 export const webhooksRateLimited = new Counter({
   name: 'paygate_webhooks_rate_limited_total',
   help: 'Inbound webhooks refused with 429: bad signature from a source over its allowance',

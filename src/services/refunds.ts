@@ -99,7 +99,13 @@ export async function adminRefund(
   rawBody: Buffer,
   idempotencyKey: string | undefined,
 ): Promise<StoredResponse> {
-  const scope = idempotencyScope('admin', 'POST /admin/refund', idempotencyKey);
+  // The payment is part of the endpoint: the operator's one key on another payment is a new
+  // request, never a replay of this payment's refund (the operator has no app to scope by).
+  const scope = idempotencyScope(
+    'admin',
+    `POST /admin/payments/${paymentId}/refund`,
+    idempotencyKey,
+  );
   return runIdempotent(deps.pool, deps.durablePool, scope, rawBody, async (claim) => {
     const req = parseRefundFields(rawBody.length === 0 ? {} : parseJsonObject(rawBody));
     const payment = isPaymentId(paymentId) ? await findPayment(deps.pool, paymentId) : null;

@@ -3,6 +3,9 @@ import { isIP } from 'node:net';
 /** What take() found: a token taken, or none left (first refusal of a run flagged for the log). */
 export type TakeResult = 'taken' | 'limited' | 'newly_limited';
 
+/** What check() found: a token left (none taken), or none left (first refusal of a run flagged). */
+export type CheckResult = 'open' | 'limited' | 'newly_limited';
+
 interface Bucket {
   tokens: number;
   at: number;
@@ -14,8 +17,9 @@ const MAX_TRACKED = 100_000;
 
 /**
  * A token bucket per source address, in this process's memory. It bounds what one address
- * can make this instance archive; it is not shared between instances (N instances allow N
- * times the rate), which is acceptable for a cost bound and costs no database round trip.
+ * can make this instance archive (unverified webhooks) or how fast it can guess the admin
+ * token; it is not shared between instances (N instances allow N times the rate), which is
+ * acceptable for such a bound and costs no database round trip.
  */
 export class SourceRateLimiter {
   private readonly buckets = new Map<string, Bucket>();
@@ -42,6 +46,28 @@ export class SourceRateLimiter {
     return first ? 'newly_limited' : 'limited';
   }
 
+  /**
+   * Whether the source has a token left, taking none: for limits that count only requests
+   * that fail, and refuse every request (even one that would succeed) while none is left.
+   */
+  check(source: string): CheckResult {
+    const b = this.refilled(sourceKey(source));
+    if (b.tokens >= 1) return 'open';
+    const first = !b.limited;
+    b.limited = true;
+    return first ? 'newly_limited' : 'limited';
+  }
+
+  /**
+   * Takes a token for a request that failed, after check() found one. Unlike take(), the
+   * source's run of refusals goes on until its bucket is full again, so a source that keeps
+   * failing at the refill rate is flagged (logged) once, not once per refill.
+   */
+  spend(source: string): void {
+    const b = this.refilled(sourceKey(source));
+    b.tokens = Math.max(0, b.tokens - 1);
+  }
+
   /** Gives back a token taken for a request that proved to come from the provider. */
   giveBack(source: string): void {
     const b = this.buckets.get(sourceKey(source));
@@ -65,6 +91,8 @@ export class SourceRateLimiter {
     }
     b.tokens = Math.min(this.burst, b.tokens + (t - b.at) * this.perMs);
     b.at = t;
+    // Quiet for a whole refill: a later refusal starts a new run.
+    if (b.tokens >= this.burst) b.limited = false;
     return b;
   }
 

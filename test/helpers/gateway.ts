@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { startGateway, type RunningGateway, type StartOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { createTestDatabase } from './db.js';
 import { signedFetch, type HttpResult } from './http.js';
@@ -42,6 +42,8 @@ export async function startTestGateway(
     network?: TestNetwork;
     /** A database the test made itself (dropped at stop); env may reach it another way. */
     database?: { url: string; drop(): Promise<void> };
+    /** Where the gateway logs (a test that checks log lines); default: TEST_LOG_LEVEL. */
+    log?: Logger;
   } = {},
   sharing?: TestGateway,
 ): Promise<TestGateway> {
@@ -63,8 +65,8 @@ export async function startTestGateway(
     DELIVERY_TIMEOUT_MS: '2000',
     ...env,
   });
-  const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const running = await startGateway(config, log, { ...opts, webhookNetwork: network });
+  const { log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), ...startOpts } = opts;
+  const running = await startGateway(config, log, { ...startOpts, webhookNetwork: network });
   const url = running.url;
   // Every answer of this gateway that the test process receives must be one the OpenAPI
   // document describes (test/helpers/openapiCheck.ts).

@@ -37,6 +37,7 @@ test('defaults (docs/operations.md#configuration)', () => {
     maxDelayMs: 3_600_000,
     timeoutMs: 10_000,
   });
+  assert.deepEqual(c.adminAuth, { failuresBurst: 10, failuresPerMinute: 10 });
   assert.equal(c.adminTokenGenerated, true);
   assert.match(c.adminToken, /^adm_[0-9a-f]{48}$/);
   assert.equal(c.masterKey.toString('hex'), MASTER_KEY);

@@ -22,6 +22,7 @@ test('the contract rows: exact status and body', () => {
     [errorReply('timestamp_out_of_range'), 401, 'timestamp out of range'],
     [errorReply('bad_signature'), 401, 'bad signature'],
     [errorReply('unauthorized'), 401, 'unauthorized'],
+    [errorReply('too_many_failed_authentications'), 429, 'too many failed authentications'],
     [errorReply('payment_not_found'), 404, 'payment not found'],
     [errorReply('unknown_payment'), 404, 'unknown payment'],
     [errorReply('idempotency_conflict'), 409, 'idempotency conflict — different body for same key'],

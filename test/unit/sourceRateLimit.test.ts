@@ -38,3 +38,22 @@ test('source keys: IPv4 alone, IPv4-mapped as IPv4, IPv6 by its /64', () => {
   assert.equal(sourceKey('2001:db8::1'), '2001:db8:0:0::/64');
   assert.equal(sourceKey('::1'), '0:0:0:0::/64');
 });
+
+test('check takes nothing; spend counts a failure; one run of refusals lasts until the bucket is full', () => {
+  let now = 0;
+  const l = new SourceRateLimiter(60, 2, () => now); // one token a second
+  assert.equal(l.check('a'), 'open');
+  l.spend('a');
+  assert.equal(l.check('a'), 'open');
+  l.spend('a');
+  assert.deepEqual([l.check('a'), l.check('a')], ['newly_limited', 'limited']);
+  now += 1000;
+  assert.equal(l.check('a'), 'open');
+  l.spend('a');
+  assert.equal(l.check('a'), 'limited', 'refilled one token, spent it: the same run');
+  now += 2000;
+  assert.equal(l.check('a'), 'open');
+  l.spend('a');
+  l.spend('a');
+  assert.equal(l.check('a'), 'newly_limited', 'full again in between: a new run');
+});

@@ -104,7 +104,7 @@ export const APP_AUTH: ErrorTable = fixed(
   'bad_signature',
 );
 
-export const ADMIN_AUTH: ErrorTable = fixed('unauthorized');
+export const ADMIN_AUTH: ErrorTable = fixed('unauthorized', 'too_many_failed_authentications');
 
 const invalid = (...bodies: ErrorBody[]): ErrorTable => ({
   [errorReply('invalid', '').status]: bodies,

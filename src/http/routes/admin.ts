@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { authenticateAdmin } from '../../auth/adminAuth.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { authenticateAdminFrom } from '../../auth/adminAuth.js';
 import { parseListLimit } from '../../domain/adminQuery.js';
 import { apiError } from '../../domain/errors.js';
 import { PARAMS } from '../../domain/schemas.js';
@@ -15,17 +15,37 @@ import { adminCancel } from '../../services/cancel.js';
 import { listDeliveries, retryWebhook } from '../../services/deliveries.js';
 import { adminRefund } from '../../services/refunds.js';
 import { listInboundEvents } from '../../services/inboundArchive.js';
-import { registry } from '../../metrics.js';
-import { header, jsonBody, rawBody, sendJson } from '../reply.js';
+import { adminAuthRateLimited, registry } from '../../metrics.js';
+import { header, jsonBody, markDurable, rawBody, sendJson } from '../reply.js';
 import { listExceptions, resolveException } from '../../services/exceptions.js';
 import { registerOpsRoutes, requestAudit } from './adminOps.js';
 import { registerReportRoutes } from './adminReports.js';
+
+/**
+ * docs/api.md#admin-token: the bearer token, throttled per source address (trustProxy decides
+ * the address, as for every per-source rule).
+ */
+function requireAdmin(gw: Gateway, req: FastifyRequest): void {
+  const guard = {
+    adminToken: gw.config.adminToken,
+    failures: gw.adminAuthFailures,
+    log: req.log,
+    onLimited: () => adminAuthRateLimited.inc(),
+  };
+  try {
+    authenticateAdminFrom(guard, header(req, 'authorization'), req.ip);
+  } catch (err) {
+    // Refused before anything was written: no durability barrier to wait for.
+    markDurable(req);
+    throw err;
+  }
+}
 
 /** docs/api.md#health-and-metrics: Prometheus text at GET /metrics, admin token required. */
 export function metricsRoute(gw: Gateway) {
   return async (app: FastifyInstance) => {
     app.get('/metrics', async (req, reply) => {
-      authenticateAdmin(header(req, 'authorization'), gw.config.adminToken);
+      requireAdmin(gw, req);
       return reply
         .code(200)
         .type(registry.contentType)
@@ -43,9 +63,7 @@ export function adminRoutes(gw: Gateway) {
     onAppChanged: (appId) => gw.appChanged(appId),
   };
   return async (app: FastifyInstance) => {
-    app.addHook('onRequest', async (req) =>
-      authenticateAdmin(header(req, 'authorization'), gw.config.adminToken),
-    );
+    app.addHook('onRequest', async (req) => requireAdmin(gw, req));
 
     app.get('/apps', async (_req, reply) => sendJson(reply, 200, { apps: await listApps(apps) }));
     app.post('/apps', async (req, reply) =>
