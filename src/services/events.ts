@@ -4,12 +4,7 @@
  * fresh deliveries of an app's events in a time range.
  */
 import { findAppById } from '../db/apps.js';
-import {
-  appEventsAfter,
-  enqueueRedeliveries,
-  isAppEvent,
-  type FeedRow,
-} from '../db/events.js';
+import { appEventsAfter, enqueueRedeliveries, isAppEvent, type FeedRow } from '../db/events.js';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import { parseTimestamp } from '../domain/adminQuery.js';
 import { apiError } from '../domain/errors.js';
