@@ -20,7 +20,8 @@ export interface FeedRow {
   id: string;
   event_type: string;
   created_at: Date;
-  body: string;
+  /** Null for a row past the page (its limit or byte budget): it only tells that more follow. */
+  body: string | null;
   delivery_status: string | null;
   delivery_attempts: number | null;
   delivery_last_status_code: number | null;
@@ -40,33 +41,49 @@ const HORIZON = `SELECT COALESCE(
          AND a.backend_xid::text = (x::text::numeric % 4294967296)::text)),
     (SELECT pg_snapshot_xmax(s) FROM snap))`;
 
-/** The app's committed events after `after`, oldest first, with each one's latest delivery. */
+/**
+ * The app's committed events after `after`, oldest first, with each one's latest delivery:
+ * at most `limit` + 1 rows. Bodies are read for the first `limit` rows only, and only while
+ * their running total stays within `maxBytes` (the first row's always, so paging moves on);
+ * the other rows come back with a null body and only tell that more events follow. Sizes come from octet_length, which reads the stored length without detoasting, so
+ * neither PostgreSQL nor this process materializes a body that does not go out.
+ */
 export async function appEventsAfter(
   db: Queryable,
   appId: string,
   afterId: string | null,
   limit: number,
+  maxBytes: number,
 ): Promise<FeedRow[]> {
-  const values: unknown[] = [appId, limit];
+  const values: unknown[] = [appId, limit, maxBytes];
   let cursor = '';
   if (afterId !== null) {
     // The position is read in SQL: a JavaScript Date would drop created_at's microseconds.
     values.push(afterId);
     cursor = `AND (e.txid, e.created_at, e.id) >
-      (SELECT txid, created_at, id FROM outbound_events WHERE id = $3 AND app_id = $1)`;
+      (SELECT txid, created_at, id FROM outbound_events WHERE id = $4 AND app_id = $1)`;
   }
   const res = await db.query<FeedRow>(
-    `WITH snap AS MATERIALIZED (SELECT pg_current_snapshot() AS s)
-     SELECT e.id, e.event_type, e.created_at, e.body, d.status AS delivery_status,
-       d.attempts AS delivery_attempts, d.last_status_code AS delivery_last_status_code
-     FROM outbound_events e
+    `WITH snap AS MATERIALIZED (SELECT pg_current_snapshot() AS s),
+     page AS MATERIALIZED (
+       SELECT e.id, e.txid, e.created_at, e.event_type,
+         sum(octet_length(e.body)) OVER (ORDER BY e.txid, e.created_at, e.id) AS running,
+         row_number() OVER (ORDER BY e.txid, e.created_at, e.id) AS n
+       FROM outbound_events e
+       WHERE e.app_id = $1 ${cursor}
+         AND e.txid < (${HORIZON})
+       ORDER BY e.txid, e.created_at, e.id
+       LIMIT $2 + 1)
+     SELECT p.id, p.event_type, p.created_at,
+       CASE WHEN p.n <= $2 AND (p.n = 1 OR p.running <= $3) THEN b.body END AS body,
+       d.status AS delivery_status, d.attempts AS delivery_attempts,
+       d.last_status_code AS delivery_last_status_code
+     FROM page p
+     JOIN outbound_events b ON b.id = p.id
      LEFT JOIN LATERAL (
        SELECT status, attempts, last_status_code FROM deliveries
-       WHERE event_id = e.id ORDER BY created_at DESC, id DESC LIMIT 1) d ON true
-     WHERE e.app_id = $1 ${cursor}
-       AND e.txid < (${HORIZON})
-     ORDER BY e.txid, e.created_at, e.id
-     LIMIT $2`,
+       WHERE event_id = p.id ORDER BY created_at DESC, id DESC LIMIT 1) d ON true
+     ORDER BY p.txid, p.created_at, p.id`,
     values,
   );
   return res.rows;

@@ -2,6 +2,7 @@ import { apiError } from './errors.js';
 import { parseStorableJson } from './jsonInput.js';
 import {
   CREATE_PAYMENT,
+  METADATA_LIMITS,
   missingRequired,
   notStringMessage,
   prop,
@@ -80,6 +81,21 @@ function requiredString(body: Record<string, unknown>, field: string): string {
   return optionalString(CREATE_PAYMENT, body, field) as string;
 }
 
+/**
+ * The first metadata limit `metadata` breaks (keys, key length, bytes), or null. Nesting
+ * depth was checked with every JSON field (jsonInput.ts). The bytes are those of the compact
+ * serialization, the form every event carries, so the request's own whitespace is free.
+ */
+export function metadataLimitProblem(metadata: Record<string, unknown>): string | null {
+  const keys = Object.keys(metadata);
+  if (keys.length > METADATA_LIMITS.maxKeys) return M.metadata_keys;
+  if (keys.some((k) => k.length > METADATA_LIMITS.maxKeyLength)) return M.metadata_key_length;
+  if (Buffer.byteLength(JSON.stringify(metadata), 'utf8') > METADATA_LIMITS.maxBytes) {
+    return M.metadata_bytes;
+  }
+  return null;
+}
+
 export function parseCreatePayment(body: Record<string, unknown>): CreatePaymentRequest {
   const missing = missingRequired(CREATE_PAYMENT, body);
   if (missing.length > 0) throw apiError('missing_fields', missing.join(', '));
@@ -98,6 +114,8 @@ export function parseCreatePayment(body: Record<string, unknown>): CreatePayment
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     throw bad(M.metadata);
   }
+  const metadataReason = metadataLimitProblem(metadata as Record<string, unknown>);
+  if (metadataReason) throw bad(metadataReason);
 
   const invoicePrefix = body.invoice_prefix ?? null;
   if (

@@ -193,7 +193,11 @@ const EventList = object({
       ),
     }),
   ),
-  has_more: { type: 'boolean' },
+  has_more: {
+    type: 'boolean',
+    description:
+      'More events follow the last one listed: ask again with after set to its id. A page shorter than limit can have more (the byte budget).',
+  },
 });
 
 // ---------------------------------------------------------------------------------- admin

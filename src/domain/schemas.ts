@@ -7,6 +7,7 @@
  * (docs/api.md#errors), and a generic validator would report problems in its own words.
  */
 import { INVOICE_PREFIX_PATTERN } from './invoice.js';
+import { MAX_JSON_DEPTH } from './jsonInput.js';
 import { PROVIDER_METHODS } from './routing.js';
 import { MODES, PAYMENT_STATUSES, PROVIDERS } from './types.js';
 
@@ -32,6 +33,7 @@ export interface JsonSchema {
   readonly minimum?: number;
   readonly maximum?: number;
   readonly minItems?: number;
+  readonly maxProperties?: number;
   readonly default?: unknown;
   readonly examples?: readonly unknown[];
   readonly anyOf?: readonly JsonSchema[];
@@ -60,6 +62,26 @@ const amountMinor = {
 } as const satisfies JsonSchema;
 
 // ---------------------------------------------------------------------------- /v1 bodies
+
+/**
+ * Limits of a payment's metadata (docs/api.md#metadata-limits). Every event of the payment
+ * carries a copy, so its size multiplies into event pages, deliveries and memory; without
+ * limits the body limit (1 MiB) was the only bound. 50 keys is Stripe's limit; 64-character
+ * keys and 32 KiB leave room for Stripe-shaped metadata at its maximums (50 keys of 40
+ * characters with 500-character ASCII values serialize to about 27 KB). The provider
+ * enrichment the gateway adds later (at most three keys) is not counted, so an accepted
+ * payment is never refused later.
+ */
+export const METADATA_LIMITS = {
+  /** UTF-8 bytes of the compact JSON serialization (what events carry). */
+  maxBytes: 32_768,
+  /** Top-level keys. */
+  maxKeys: 50,
+  /** Characters (UTF-16 code units, like every length here) of a top-level key. */
+  maxKeyLength: 64,
+  /** Levels of nesting, the metadata object itself included (the rule of every JSON field). */
+  maxDepth: MAX_JSON_DEPTH,
+} as const;
 
 /** POST /v1/payments (docs/api.md#create-a-payment). Properties in the documented order. */
 export const CREATE_PAYMENT = {
@@ -111,8 +133,9 @@ export const CREATE_PAYMENT = {
       metadata: {
         type: ['object', 'null'],
         default: {},
-        description:
-          'Any JSON object (nesting at most 32 levels); stored and echoed on webhooks. card_psp needs card_psp_product_id.',
+        maxProperties: METADATA_LIMITS.maxKeys,
+        propertyNames: { maxLength: METADATA_LIMITS.maxKeyLength },
+        description: `Any JSON object of at most ${METADATA_LIMITS.maxKeys} keys of at most ${METADATA_LIMITS.maxKeyLength} characters, at most ${METADATA_LIMITS.maxBytes} bytes as compact UTF-8 JSON, nesting at most ${METADATA_LIMITS.maxDepth} levels; stored and echoed on webhooks and events. card_psp needs card_psp_product_id.`,
         examples: [{ order: 'A-17' }],
       },
       invoice_prefix: {
@@ -129,6 +152,9 @@ export const CREATE_PAYMENT = {
     return_url: 'return_url must be an absolute http(s) URL',
     email: 'email must be an email address',
     metadata: 'metadata must be a JSON object',
+    metadata_keys: `metadata must have at most ${METADATA_LIMITS.maxKeys} keys`,
+    metadata_key_length: `metadata keys must be at most ${METADATA_LIMITS.maxKeyLength} characters`,
+    metadata_bytes: `metadata must be at most ${METADATA_LIMITS.maxBytes} bytes`,
     invoice_prefix: `invoice_prefix must match ${INVOICE_PREFIX_PATTERN.source}`,
   },
   ownTypeMessage: ['invoice_prefix'],

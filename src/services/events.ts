@@ -4,7 +4,7 @@
  * fresh deliveries of an app's events in a time range.
  */
 import { findAppById } from '../db/apps.js';
-import { appEventsAfter, enqueueRedeliveries, isAppEvent } from '../db/events.js';
+import { appEventsAfter, enqueueRedeliveries, isAppEvent, type FeedRow } from '../db/events.js';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import { parseTimestamp } from '../domain/adminQuery.js';
 import { apiError } from '../domain/errors.js';
@@ -18,6 +18,14 @@ import {
 import type { Audit } from './audit.js';
 
 export const EVENTS_MAX_LIMIT = PARAMS.eventsLimit.maximum;
+
+/**
+ * Byte budget of one page's payloads (docs/api.md#list-your-events). `limit` alone let a page
+ * of events with large metadata reach about 100 MiB, held in memory while it is built; a page
+ * now stops before the payload that would pass the budget, unless it is the page's first
+ * (so an event larger than the budget still comes, alone, and paging moves on).
+ */
+export const EVENTS_PAGE_MAX_BYTES = 1_048_576;
 
 export function parseEventsLimit(raw: string | undefined): number {
   const limit = integerParam(PARAMS.eventsLimit, raw);
@@ -42,8 +50,12 @@ export async function listAppEvents(
     }
     after = q.after;
   }
-  const rows = await appEventsAfter(db, appId, after, limit + 1);
-  const page = rows.slice(0, limit);
+  const rows = await appEventsAfter(db, appId, after, limit, EVENTS_PAGE_MAX_BYTES);
+  const page: (FeedRow & { body: string })[] = [];
+  for (const r of rows) {
+    if (r.body === null) break;
+    page.push({ ...r, body: r.body });
+  }
   const events = page.map((r) => {
     const head = JSON.stringify({
       id: r.id,
@@ -60,7 +72,7 @@ export async function listAppEvents(
           };
     return `${head.slice(0, -1)},"payload":${r.body},"delivery":${JSON.stringify(delivery)}}`;
   });
-  return `{"events":[${events.join(',')}],"has_more":${rows.length > limit}}`;
+  return `{"events":[${events.join(',')}],"has_more":${rows.length > page.length}}`;
 }
 
 export interface RedeliverRequest {

@@ -26,6 +26,7 @@ import {
   type ResponseSchemaName,
 } from '../../domain/responseSchemas.js';
 import { AUDIT_ACTIONS } from '../../services/audit.js';
+import { EVENTS_PAGE_MAX_BYTES } from '../../services/events.js';
 import * as E from './errors.js';
 import type { ErrorBody, ErrorTable } from './errors.js';
 import { EXAMPLES } from './examples.js';
@@ -177,8 +178,7 @@ function operations(): Operation[] {
       operationId: 'listEvents',
       tag: 'Events',
       summary: "List the app's own outbound events",
-      description:
-        'Oldest first after the cursor, so an app that was down catches up by itself. The query string is not part of the signed path.',
+      description: `Oldest first after the cursor, so an app that was down catches up by itself. The query string is not part of the signed path. A page holds at most \`limit\` events and stops before the event whose payload would take the page's payloads past ${EVENTS_PAGE_MAX_BYTES} bytes (its first event always comes, however large), so a page can be shorter than \`limit\` while more follow: \`has_more\` says so, and the next page starts after the last event's id.`,
       security: 'app',
       parameters: [q('after', PARAMS.eventsAfter), q('limit', PARAMS.eventsLimit)],
       ok: {
