@@ -69,6 +69,7 @@ export function parseNotification(rawBody: Buffer): InboundEvent {
   const n = body as Partial<NotificationWire>;
   const action = mapTransactionStatus({
     transaction_status: status,
+    gross_amount: str(n.gross_amount) ?? '',
     status_message: str(n.status_message) ?? '',
     transaction_id: transactionId,
     fraud_status: str(n.fraud_status),
