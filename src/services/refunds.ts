@@ -370,20 +370,22 @@ export async function applyProviderRefund(
       );
     }
     let changed = false;
-    if (!found || found.status === 'initiated') {
-      const refund = found
-        ? await refundsDb.settleRefund(tx, found.id, {
-            status: action.outcome,
-            providerRef: action.providerRefundRef,
-            lastError: action.errorText,
-          })
-        : await recordProviderRefund(tx, deps, payment, {
-            status: action.outcome,
-            amountMinor: action.amountMinor ?? payment.amount_minor,
-            providerRef: action.providerRefundRef,
-            lastError: action.errorText ?? '',
-          });
-      changed = refund !== null;
+    if (found?.status === 'initiated') {
+      const settled = await refundsDb.settleRefund(tx, found.id, {
+        status: action.outcome,
+        providerRef: action.providerRefundRef,
+        lastError: action.errorText,
+      });
+      if (settled) await enqueueRefundEvent(tx, payment, settled, new Date());
+      changed = settled !== null;
+    } else if (!found) {
+      const recorded = await recordProviderRefund(tx, deps, payment, {
+        status: action.outcome,
+        amountMinor: action.amountMinor ?? payment.amount_minor,
+        providerRef: action.providerRefundRef,
+        lastError: action.errorText ?? '',
+      });
+      changed = recorded !== null;
     }
     if (action.outcome === 'succeeded' && action.refundedTotalMinor !== undefined) {
       const onRecord = await refundsDb.succeededRefundTotal(tx, payment.id);

@@ -179,12 +179,14 @@ export function mapEvent(ev: CardPspEvent): InboundEvent {
           out.paymentId = undefined;
           out.providerRef = order.id;
         }
-        // One refund per payment (docs/api.md#create-a-refund), so the order id names the refund uniquely.
+        // The order's first refund is named by the order id; refunded_amount is the running
+        // total, so a later refund of the same order is the difference (services/refunds.ts).
         out.action = {
           kind: 'refund',
           outcome: 'succeeded',
           providerRefundRef: order.id,
           amountMinor: order.refunded_amount || order.total_amount,
+          ...(order.refunded_amount ? { refundedTotalMinor: order.refunded_amount } : {}),
         };
       }
       break;
