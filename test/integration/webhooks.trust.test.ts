@@ -8,6 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { PaymentsController } from '@paypal/paypal-server-sdk';
+import { simulatorEndpoint } from '../../src/providers/testMode.js';
 import type { Webhook } from 'standardwebhooks';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { sql, TEXT_PLAIN } from '../helpers/core.js';
@@ -16,6 +18,7 @@ import { crc32Of, forgeCrc } from '../helpers/crcForge.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
 import { createPayment, paidPayment } from '../helpers/payments.js';
+import { paypalClient } from '../helpers/paypalSdk.js';
 
 let gw: TestGateway;
 let shop: AppWithSecrets;
@@ -409,6 +412,53 @@ test('idr_psp: a second refund made in the provider dashboard is recorded from t
     ],
   );
   assert.equal(refunds[1]?.provider_ref, 'dashboard-1');
+  assert.deepEqual(await eventsOf(p.id), [
+    'payment.succeeded',
+    'refund.succeeded',
+    'refund.succeeded',
+  ]);
+});
+
+test('wallet_psp: a second refund made at the provider (its own SDK) is recorded from the provider', async () => {
+  const p = await paidPayment(gw, victim, 'wallet', 2599);
+  const ours = await gw.v1(victim, 'POST', '/v1/refunds', { payment_id: p.id, amount_minor: 599 });
+  assert.equal(ours.status, 201, ours.text);
+  // The merchant refunds the rest outside the gateway, with PayPal's own server SDK.
+  const creds = simulatorEndpoint('wallet_psp', gw.config.masterKey, '').credentials;
+  const payments = new PaymentsController(
+    paypalClient(`${gw.url}/sim/wallet_psp`, {
+      clientId: creds.clientId ?? '',
+      clientSecret: creds.clientSecret ?? '',
+    }),
+  );
+  const [order] = await sql<{
+    data: { order: { purchase_units: { payments: { captures: { id: string }[] } }[] } };
+  }>(
+    gw.databaseUrl,
+    `SELECT data FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'order' AND id = $1`,
+    [p.providerRef],
+  );
+  const captureId = order?.data.order.purchase_units[0]?.payments.captures[0]?.id ?? '';
+  const rest = await payments.refundCapturedPayment({
+    captureId,
+    paypalRequestId: 'merchant-dashboard-1',
+    body: { amount: { currencyCode: 'EUR', value: '20.00' } },
+  });
+  assert.equal(rest.statusCode, 201);
+  // PAYMENT.CAPTURE.REFUNDED follows; the gateway reads the refund from the provider.
+  for (let i = 0; i < 100; i++) {
+    if ((await refundsOf(p.id)).length === 2) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const refunds = await refundsOf(p.id);
+  assert.deepEqual(
+    refunds.map((r) => [r.status, r.amount_minor, r.additional]),
+    [
+      ['succeeded', 599, false],
+      ['succeeded', 2000, true],
+    ],
+  );
+  assert.equal(refunds[1]?.provider_ref, rest.result.id);
   assert.deepEqual(await eventsOf(p.id), [
     'payment.succeeded',
     'refund.succeeded',
