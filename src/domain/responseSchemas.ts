@@ -395,7 +395,7 @@ const Exception = object(
     app_id: str(),
     kind: {
       type: 'string',
-      enum: ['paid_after_cancel', 'paid_after_failure', 'unrequested_refund'],
+      enum: ['paid_after_cancel', 'paid_after_failure', 'unrequested_refund', 'amount_mismatch'],
     },
     provider,
     provider_ref: str(),
