@@ -45,8 +45,12 @@ export async function adminCancel(
         if (now.status === 'canceled') return canceledAtProvider(deps, now);
         return cancelTerminal(deps, now);
       }
+      if (err instanceof ProviderError && err.kind === 'rejected') {
+        throw apiError('cancel_failed', err.providerText);
+      }
+      // Whether the void reached the provider is unknown: the payment stays initiated (D15).
       const text = err instanceof ProviderError ? err.providerText : 'provider unreachable';
-      throw apiError('cancel_failed', text);
+      throw apiError('cancel_unknown', text);
     }
   }
   const canceled = await withTransaction(deps.pool, async (tx) => {

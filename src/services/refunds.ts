@@ -262,10 +262,10 @@ async function callProvider(
       throw apiError('refund_failed', err.providerText);
     }
     // Unknown outcome: the refund stays initiated (it blocks a second one); a retry with the
-    // same Idempotency-Key asks the provider again with the same refund id.
+    // same Idempotency-Key asks the provider again with the same refund id, hence 504 (D15).
     const text = err instanceof ProviderError ? err.providerText : 'provider unreachable';
     deps.log.warn({ err, refund_id: refund.id }, 'provider refund indeterminate');
-    throw apiError('refund_failed', text);
+    throw apiError('refund_unknown', text);
   }
   const settled = await settleWithEvent(deps, payment, refund.id, {
     status: result.status === 'succeeded' ? 'succeeded' : 'initiated',

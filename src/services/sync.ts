@@ -36,6 +36,12 @@ export interface SyncDeps extends StatusDeps, SettleDeps {
 const providerText = (err: unknown) =>
   err instanceof ProviderError ? err.providerText : 'provider unreachable';
 
+/** 502 when the provider answered no, 504 when its answer is unknown (D15). */
+const syncError = (err: unknown) =>
+  err instanceof ProviderError && err.kind === 'rejected'
+    ? apiError('sync_failed', err.providerText)
+    : apiError('sync_unknown', providerText(err));
+
 export async function syncPayment(
   deps: SyncDeps,
   paymentId: string,
@@ -74,7 +80,7 @@ export async function syncPayment(
     action = await call.provider.fetchStatus(call.ctx, call.ref);
   } catch (err) {
     await record(describeError(err), 'error');
-    throw apiError('sync_failed', providerText(err));
+    throw syncError(err);
   }
   let learned = describeAction(action);
   if (action.kind === 'payment') {
@@ -94,7 +100,7 @@ export async function syncPayment(
         await record(learned, 'failed', { outcome: 'failed', errorText: err.providerText });
       } else {
         await record(`${learned}; capture ${describeError(err)}`, 'error');
-        throw apiError('sync_failed', providerText(err));
+        throw syncError(err);
       }
     }
   } else {
