@@ -66,7 +66,7 @@ export async function settleAtProvider(databaseUrl: string, ids: string[]): Prom
       `INSERT INTO sim_objects (provider, kind, id, data)
        SELECT 'idr_psp', 'transaction', p.id, jsonb_build_object(
          'order_id', p.id, 'transaction_id', 'tx-' || p.id, 'token', NULL, 'flow', 'charge',
-         'channel', 'qris', 'gross_amount', p.amount_minor, 'currency', 'IDR',
+         'channel', 'other_qris', 'gross_amount', p.amount_minor, 'currency', 'IDR',
          'email', p.email, 'finish_url', NULL, 'merchant_id', 'G000000000',
          'transaction_status', 'settlement', 'status_message', 'midtrans payment notification',
          'transaction_time_ms', $2::bigint, 'expiry_ms', $2::bigint + 1200000,
