@@ -59,8 +59,11 @@ export async function createPayment(
   amount: number,
   metadata: Record<string, unknown> = {},
 ): Promise<CreatedPayment> {
-  const body: { metadata?: Record<string, unknown> } = BODIES[kind](amount);
-  if (Object.keys(metadata).length > 0) body.metadata = { ...body.metadata, ...metadata };
+  const base: { metadata?: Record<string, unknown> } & object = BODIES[kind](amount);
+  const body =
+    Object.keys(metadata).length > 0
+      ? { ...base, metadata: { ...base.metadata, ...metadata } }
+      : base;
   const res = await gw.v1(app, 'POST', '/v1/payments', body);
   assert.equal(res.status, 201, res.text);
   const id = res.json<{ payment_id: string }>().payment_id;

@@ -78,9 +78,11 @@ test('SIGKILL mid-finalization and mid-delivery loses nothing and finalizes noth
     ids.push(id);
     const read = await signedFetch(gateway.url, app, 'GET', `/v1/payments/${id}`);
     const ref = read.json<{ provider_ref: string }>().provider_ref;
-    const paid = await fetch(`${gateway.url}/sim/idr_psp/payments/${ref}/pay`, { method: 'POST' });
+    const paid: Response = await fetch(`${gateway.url}/sim/idr_psp/payments/${ref}/pay`, {
+      method: 'POST',
+    });
     assert.deepEqual(
-      [paid.status, JSON.parse(await paid.text())],
+      [paid.status, JSON.parse(await paid.text()) as unknown],
       [
         200,
         { gateway_status: 0, gateway_body: 'notification not sent (test_scenario lost_webhook)' },
