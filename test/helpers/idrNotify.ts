@@ -61,5 +61,6 @@ export async function postWebhook(
     status: res.status,
     text: await res.text(),
     contentType: res.headers.get('content-type'),
+    retryAfter: res.headers.get('retry-after'),
   };
 }

@@ -75,6 +75,7 @@ test("a refund notification naming payment A with payment B's refund key: 400, n
     status: 400,
     text: `bad reference: refund ${JSON.stringify(refundB.provider_ref)} belongs to another payment`,
     contentType: 'text/plain; charset=utf-8',
+    retryAfter: null,
   });
   assert.deepEqual(
     await sql(gw.databaseUrl, 'SELECT id FROM refunds WHERE payment_id = $1', [a.id]),
