@@ -1,7 +1,10 @@
 import { purgeExpired } from './db/idempotency.js';
 import { purgeRejectedInbound } from './db/inbound.js';
-import { purgeOldDeliveryAttempts, purgeOldInbound } from './db/retention.js';
-import { purgeOldTransmissions } from './db/transmissions.js';
+import {
+  purgeOldDeliveryAttempts,
+  purgeOldInbound,
+  purgeOldTransmissions,
+} from './db/retention.js';
 import { TRANSMISSION_MEMORY_DAYS } from './services/inbound.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { serviceDeps, type Gateway } from './gateway.js';

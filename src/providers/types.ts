@@ -201,10 +201,9 @@ export interface PaymentProvider {
   listPayouts?(ctx: ProviderContext, since: Date, until: Date): Promise<ProviderPayout[]>;
 }
 
+/** One delivery as the provider names it (its age is bounded by verifyWebhook). */
 export interface Transmission {
   id: string;
-  /** When the provider says it sent the delivery; null when the scheme does not say. */
-  sentAt: Date | null;
 }
 
 export type RegistrationLookup =

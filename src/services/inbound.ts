@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { WebhookLimitsConfig } from '../config.js';
 import { archiveInbound, recordInboundOutcome, restoreFullBody } from '../db/inbound.js';
@@ -129,7 +128,7 @@ export async function handleProviderWebhook(
   let event: InboundEvent | undefined;
   let paymentId: string | null = null;
   try {
-    await checkTransmission(deps, provider, headers, rawBody);
+    await checkTransmission(deps, provider, headers, archived.bodySha256);
     event = provider.parseWebhook(headers, rawBody);
     if (
       event.action.kind === 'none' &&
@@ -188,12 +187,11 @@ async function checkTransmission(
   deps: InboundDeps,
   provider: PaymentProvider,
   headers: IncomingHttpHeaders,
-  rawBody: Buffer,
+  bodySha256: Buffer,
 ): Promise<void> {
   const transmission = provider.transmission?.(headers);
   if (!transmission) return;
-  const hash = createHash('sha256').update(rawBody).digest();
-  const seen = await rememberTransmission(deps.pool, provider.slug, transmission.id, hash);
+  const seen = await rememberTransmission(deps.pool, provider.slug, transmission.id, bodySha256);
   if (seen === 'other_body') {
     deps.log.warn(
       { provider: provider.slug, transmission_id: transmission.id },

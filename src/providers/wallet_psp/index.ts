@@ -188,9 +188,7 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
 
 function transmission(headers: IncomingHttpHeaders): Transmission | null {
   const id = headerValue(headers, WP_HEADER.transmissionId);
-  if (!id) return null;
-  const t = Date.parse(headerValue(headers, WP_HEADER.transmissionTime) ?? '');
-  return { id, sentAt: Number.isNaN(t) ? null : new Date(t) };
+  return id ? { id } : null;
 }
 
 async function capture(ctx: ProviderContext, ref: ProviderPaymentRef): Promise<void> {
