@@ -166,6 +166,9 @@ test('idr_psp refund declined by the paying wallet with a NUL in its text: 200, 
       status: 'settlement',
       grossAmount: 15000,
       statusMessage: 'Wallet\u0000account closed',
+      // The provider's code for a declined refund (a settled notification with a failed
+      // refund entry and any other code is an edited body, applied as nothing).
+      statusCode: '202',
     }),
   ) as Record<string, unknown>;
   body.refunds = [

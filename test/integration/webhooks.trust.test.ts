@@ -199,6 +199,27 @@ test('idr_psp: a settlement for 1.00 of a 10,000 payment, signed, finalizes noth
   assert.deepEqual(await eventsOf(p.id), []);
 });
 
+test('idr_psp: a settlement notification edited to decline a pending refund leaves the refund pending', async () => {
+  // Paid with another wallet than the acquirer's: its refund waits for that wallet.
+  const p = await paidPayment(gw, victim, 'idr', 12_000, '?wallet=ovo');
+  const created = await gw.v1(victim, 'POST', '/v1/refunds', { payment_id: p.id });
+  assert.equal(created.status, 201, created.text);
+  const refund = created.json<{ refund_id: string; status: string }>();
+  assert.equal(refund.status, 'initiated');
+  const body = JSON.parse(
+    idrNotification(serverKey, { orderId: p.id, status: 'settlement', grossAmount: 12_000 }),
+  ) as Record<string, unknown>;
+  body.refunds = [{ refund_key: refund.refund_id, refund_amount: '12000.00', status: 'failed' }];
+  const res = await postWebhook(gw.url, 'idr_psp', JSON.stringify(body));
+  assert.equal(res.status, 200);
+  assert.equal(res.text, ALREADY);
+  assert.deepEqual(
+    (await refundsOf(p.id)).map((r) => r.status),
+    ['initiated'],
+  );
+  assert.deepEqual(await eventsOf(p.id), ['payment.succeeded']);
+});
+
 test('idr_psp: a real settlement notification edited into a refund records no refund', async () => {
   const p = await paidPayment(gw, victim, 'idr', 10_000);
   const [archived] = await sql<{ raw_body: string }>(

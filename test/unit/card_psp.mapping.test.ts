@@ -195,6 +195,8 @@ test('order.refunded -> refund succeeded (order id as refund ref, refunded amoun
     outcome: 'succeeded',
     providerRefundRef: ORDER,
     amountMinor: 1500,
+    // The order's running total: a later, larger one is recorded as one more refund.
+    refundedTotalMinor: 1500,
   });
 });
 
@@ -210,6 +212,7 @@ test('order.refunded of a renewal order names the renewal payment by its order i
     outcome: 'succeeded',
     providerRefundRef: ORDER,
     amountMinor: 1999,
+    refundedTotalMinor: 1999,
   });
 });
 
