@@ -1,6 +1,11 @@
 import { purgeExpired } from './db/idempotency.js';
 import { purgeRejectedInbound } from './db/inbound.js';
-import { purgeOldDeliveryAttempts, purgeOldInbound } from './db/retention.js';
+import {
+  purgeOldDeliveryAttempts,
+  purgeOldInbound,
+  purgeOldTransmissions,
+} from './db/retention.js';
+import { TRANSMISSION_MEMORY_DAYS } from './services/inbound.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { serviceDeps, type Gateway } from './gateway.js';
 import { reconcileDue } from './services/reconciler.js';
@@ -27,6 +32,7 @@ export async function purgeHistory(gw: Gateway): Promise<Record<string, number>>
     ],
     ['inbound_events', () => purgeOldInbound(gw.pool, r.inboundDays)],
     ['delivery_attempts', () => purgeOldDeliveryAttempts(gw.pool, r.deliveryAttemptsDays)],
+    ['provider_transmissions', () => purgeOldTransmissions(gw.pool, TRANSMISSION_MEMORY_DAYS)],
   ];
   const deleted: Record<string, number> = {};
   for (const [table, purge] of purges) {

@@ -50,3 +50,32 @@ export async function seedPayments(
     await client.end();
   }
 }
+
+/**
+ * The provider's side of seeded initiated payments: each one settled at the idr_psp
+ * simulator for its own amount, as if the buyer had paid, so a settlement notification the
+ * gateway confirms with the status API (docs/providers/idr_psp.md) is borne out. One
+ * statement, in the simulator's stored shape (sim_objects, kind 'transaction').
+ */
+export async function settleAtProvider(databaseUrl: string, ids: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const now = Date.now();
+    await client.query(
+      `INSERT INTO sim_objects (provider, kind, id, data)
+       SELECT 'idr_psp', 'transaction', p.id, jsonb_build_object(
+         'order_id', p.id, 'transaction_id', 'tx-' || p.id, 'token', NULL, 'flow', 'charge',
+         'channel', 'other_qris', 'gross_amount', p.amount_minor, 'currency', 'IDR',
+         'email', p.email, 'finish_url', NULL, 'merchant_id', 'G000000000',
+         'transaction_status', 'settlement', 'status_message', 'midtrans payment notification',
+         'transaction_time_ms', $2::bigint, 'expiry_ms', $2::bigint + 1200000,
+         'settlement_time_ms', $2::bigint, 'va_number', NULL, 'bill_key', NULL,
+         'biller_code', NULL, 'qr_string', NULL, 'wallet', NULL)
+       FROM payments p WHERE p.id = ANY($1)`,
+      [ids, now],
+    );
+  } finally {
+    await client.end();
+  }
+}

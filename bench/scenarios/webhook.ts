@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { simulatorEndpoint } from '../../src/providers/testMode.js';
 import { MASTER_KEY, startGatewayProcess, type BenchDatabase } from '../lib/env.js';
 import { load } from '../lib/load.js';
-import { createApp, seedPayments } from '../lib/seed.js';
+import { createApp, seedPayments, settleAtProvider } from '../lib/seed.js';
 import type { BenchSettings } from '../run.js';
 
 const EVENTS = 30_000;
@@ -37,6 +37,9 @@ export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings
   const gw = await startGatewayProcess(db.url);
   const app = await createApp(gw.url, { webhook_url: receiverUrl });
   const ids = await seedPayments(db.url, app.app_id, EVENTS, true);
+  // The gateway confirms each notification with the provider's status API: the provider
+  // must have seen each payment paid.
+  await settleAtProvider(db.url, ids);
   const serverKey = simulatorEndpoint('idr_psp', Buffer.from(MASTER_KEY, 'hex'), '').credentials
     .serverKey as string;
   const body = (id: string) => {

@@ -2,11 +2,12 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { exponent, formatMoney } from './format';
+import type { MinorSum } from './types';
 
 export interface DailyPoint {
   day: string;
   succeeded_count: number;
-  succeeded_minor: string;
+  succeeded_minor: MinorSum;
 }
 
 /** Daily succeeded amounts of one currency as bars; days are UTC calendar days. */
@@ -79,7 +80,7 @@ export function fillDays(buckets: DailyPoint[]): DailyPoint[] {
   const end = Date.parse(`${last.day}T00:00:00Z`);
   for (let t = Date.parse(`${first.day}T00:00:00Z`); t <= end; t += 86_400_000) {
     const day = new Date(t).toISOString().slice(0, 10);
-    out.push(byDay.get(day) ?? { day, succeeded_count: 0, succeeded_minor: '0' });
+    out.push(byDay.get(day) ?? { day, succeeded_count: 0, succeeded_minor: 0 });
   }
   return out;
 }

@@ -3,6 +3,8 @@
  * a bearer header. The token lives in sessionStorage (gone when the tab closes) and never in
  * a URL. A 401 anywhere ends the session and returns to the sign-in screen.
  */
+import { parseJsonExact } from './json';
+
 const TOKEN_KEY = 'paygate.adminToken';
 
 export class ApiFailure extends Error {
@@ -59,7 +61,7 @@ export async function request<T>(
   }
   const text = await res.text();
   if (!res.ok) throw new ApiFailure(res.status, text.trim());
-  return (text === '' ? null : JSON.parse(text)) as T;
+  return (text === '' ? null : parseJsonExact(text)) as T;
 }
 
 /** A request in the signed-in session; a 401 ends the session. */

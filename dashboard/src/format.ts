@@ -7,7 +7,7 @@ export function exponent(currency: string): number {
 
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 
-/** Minor units as the API writes them: an integer, or a sum as a string of decimal digits. */
+/** Minor units as read from the API: a number, or a sum past 2^53 − 1 as its digits (json.ts). */
 export function isMinor(v: unknown): v is number | string {
   return typeof v === 'number' || (typeof v === 'string' && /^-?\d+$/.test(v));
 }
@@ -43,7 +43,7 @@ export function formatMoney(minor: number | string, currency: string): string {
     }
     moneyFormats.set(currency, f);
   }
-  // Intl formats a decimal string exactly (ES2023); sums past 2^53 arrive as strings.
+  // Intl formats a decimal string exactly (ES2023); json.ts reads sums past 2^53 as strings.
   const value =
     typeof minor === 'string'
       ? (majorDecimal(minor, exponent(currency)) as unknown as number)

@@ -4,8 +4,11 @@
  */
 export type Mode = 'test' | 'sandbox' | 'live';
 export const MODES: readonly Mode[] = ['test', 'sandbox', 'live'];
-/** A sum of minor units: the API writes every sum as a string of decimal digits (exact). */
-export type MinorSum = string;
+/**
+ * A sum of minor units: a JSON integer of any size. Past 2^53 − 1 the dashboard's reader
+ * (json.ts) keeps it as a string of its exact digits.
+ */
+export type MinorSum = number | string;
 
 export const PAYMENT_STATUSES = ['initiated', 'succeeded', 'failed', 'canceled'] as const;
 

@@ -42,12 +42,15 @@ export class PaygateUnprocessableError extends PaygateError {
   override name = 'PaygateUnprocessableError';
 }
 
-/** 500 and other 5xx without a class of their own: an internal failure, retryable. */
+/** 500 and other 5xx without a class of their own: a failure on the gateway's side (500 is retried). */
 export class PaygateServerError extends PaygateError {
   override name = 'PaygateServerError';
 }
 
-/** 502: the payment provider refused or did not answer; the text is the provider's. */
+/**
+ * 502: the payment provider answered and refused; the text is the provider's. Nothing moved
+ * and the same request gets the same refusal, so it is never retried.
+ */
 export class PaygateProviderError extends PaygateServerError {
   override name = 'PaygateProviderError';
 }
@@ -55,6 +58,15 @@ export class PaygateProviderError extends PaygateServerError {
 /** 503: the gateway is starting, draining or busy; retryable. */
 export class PaygateUnavailableError extends PaygateServerError {
   override name = 'PaygateUnavailableError';
+}
+
+/**
+ * 504: the provider's outcome is unknown (timeout, connection lost, provider 5xx). The
+ * payment or refund stays `initiated`; the SDK retries with the same Idempotency-Key, which
+ * resolves it, and this is thrown only when the retries ran out.
+ */
+export class PaygateGatewayTimeoutError extends PaygateServerError {
+  override name = 'PaygateGatewayTimeoutError';
 }
 
 /** No HTTP answer at all (connection refused or reset, per-attempt timeout), after retries. */
@@ -90,7 +102,15 @@ const BY_STATUS: Record<number, new (status: number, message: string) => Paygate
   422: PaygateUnprocessableError,
   502: PaygateProviderError,
   503: PaygateUnavailableError,
+  504: PaygateGatewayTimeoutError,
 };
+
+/**
+ * The answers worth another attempt with the same Idempotency-Key (docs/api.md#errors): an
+ * internal failure, unavailable, and an unknown provider outcome. A 4xx and a 502 (the
+ * provider refused) are final: repeating them would only repeat the refusal.
+ */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([500, 503, 504]);
 
 /** The error for a non-2xx answer: the class of its status, the body as its message. */
 export function errorForStatus(status: number, body: string): PaygateError {

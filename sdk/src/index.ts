@@ -14,6 +14,7 @@ export {
   PaygateConflictError,
   PaygateConnectionError,
   PaygateError,
+  PaygateGatewayTimeoutError,
   PaygateNotFoundError,
   PaygateProviderError,
   PaygateServerError,

@@ -1,5 +1,10 @@
 import { createHash, createHmac } from 'node:crypto';
-import { errorForStatus, PaygateConnectionError, PaygateError } from './errors.js';
+import {
+  errorForStatus,
+  PaygateConnectionError,
+  PaygateError,
+  RETRYABLE_STATUSES,
+} from './errors.js';
 
 export interface RetryOptions {
   /** Retries after the first attempt; default 3. */
@@ -25,9 +30,10 @@ export interface RequestOptions {
 }
 
 /**
- * Signs and sends /v1 requests. Network errors and 5xx answers are retried with exponential
- * backoff; a POST keeps the same raw body and Idempotency-Key on every attempt, so the
- * gateway replays the first success instead of processing twice. 4xx answers are final.
+ * Signs and sends /v1 requests. Network errors and 500, 503 and 504 answers are retried with
+ * exponential backoff; a POST keeps the same raw body and Idempotency-Key on every attempt,
+ * so the gateway replays the first success or resumes the payment it holds instead of
+ * processing twice. 4xx and 502 (the provider refused) are final.
  */
 export class Transport {
   private readonly base: URL;
@@ -100,7 +106,8 @@ export class Transport {
       } finally {
         attemptSignal.dispose();
       }
-      const retryable = !(failure instanceof PaygateError) || failure.status >= 500;
+      const retryable =
+        !(failure instanceof PaygateError) || RETRYABLE_STATUSES.has(failure.status);
       if (!retryable || attempt >= this.maxRetries) throw failure;
       await sleep(this.delay(attempt, retryAfterMs), options.signal);
     }

@@ -1,6 +1,7 @@
 import type { Queryable } from './pool.js';
 
-export type ExceptionKind = 'paid_after_cancel' | 'paid_after_failure' | 'unrequested_refund';
+export type ExceptionKind =
+  'paid_after_cancel' | 'paid_after_failure' | 'unrequested_refund' | 'amount_mismatch';
 
 export interface ExceptionRow {
   id: string;
@@ -71,6 +72,20 @@ export async function findException(db: Queryable, id: string): Promise<Exceptio
   const res = await db.query<ExceptionRow>(
     `SELECT ${COLUMNS} FROM payment_exceptions WHERE id = $1`,
     [id],
+  );
+  return res.rows[0] ?? null;
+}
+
+/** A payment's exception of one kind (the first, if several). */
+export async function findPaymentException(
+  db: Queryable,
+  paymentId: string,
+  kind: ExceptionKind,
+): Promise<ExceptionRow | null> {
+  const res = await db.query<ExceptionRow>(
+    `SELECT ${COLUMNS} FROM payment_exceptions WHERE payment_id = $1 AND kind = $2
+     ORDER BY detected_at, id LIMIT 1`,
+    [paymentId, kind],
   );
   return res.rows[0] ?? null;
 }

@@ -23,8 +23,9 @@ export async function archiveInbound(
   headers: IncomingHttpHeaders,
   rawBody: Buffer,
   keepBytes: number,
-): Promise<{ id: number; truncated: boolean }> {
+): Promise<{ id: number; truncated: boolean; bodySha256: Buffer }> {
   const truncated = rawBody.length > keepBytes;
+  const bodySha256 = createHash('sha256').update(rawBody).digest();
   const res = await db.query<{ id: string }>({
     name: 'inbound_archive',
     text: `INSERT INTO inbound_events (provider, headers, raw_body, body_size, body_sha256, body_truncated)
@@ -34,11 +35,11 @@ export async function archiveInbound(
       JSON.stringify(keptHeaders(headers)),
       truncated ? rawBody.subarray(0, keepBytes) : rawBody,
       rawBody.length,
-      createHash('sha256').update(rawBody).digest('hex'),
+      bodySha256.toString('hex'),
       truncated,
     ],
   });
-  return { id: Number(res.rows[0]?.id), truncated };
+  return { id: Number(res.rows[0]?.id), truncated, bodySha256 };
 }
 
 export async function restoreFullBody(db: Queryable, id: number, rawBody: Buffer): Promise<void> {

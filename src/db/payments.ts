@@ -382,6 +382,13 @@ export interface Finalization {
   deliveryId: string;
   /** Only while still unregistered and under the reconciler's claim (deadline = this). */
   onlyIfUnregisteredUntil: Date | null;
+  /** What the provider took when it differs from the payment: an amount_mismatch exception. */
+  mismatch: {
+    exceptionId: string;
+    providerRef: string;
+    amountMinor: number;
+    currency: string;
+  } | null;
 }
 
 // One statement: the conditional status change, the outbox event and its first delivery
@@ -396,7 +403,13 @@ WITH upd AS (
     finalized_at = $6, updated_at = $6
   WHERE id = $1 AND status = 'initiated'
     AND ($11::timestamptz IS NULL OR (provider_ref IS NULL AND provider_deadline = $11))
-  RETURNING id, app_id),
+  RETURNING id, app_id, provider),
+ex AS (
+  INSERT INTO payment_exceptions (id, payment_id, app_id, kind, provider, provider_ref,
+    amount_minor, currency, resolution)
+  SELECT $12, id, app_id, 'amount_mismatch', provider, $13, $14, $15, 'manual' FROM upd
+  WHERE $12::text IS NOT NULL
+  ON CONFLICT (payment_id, kind, provider_ref) DO NOTHING),
 ev AS (
   INSERT INTO outbound_events (id, app_id, payment_id, event_type, body)
   SELECT $7, app_id, id, $8, $9 FROM upd
@@ -424,6 +437,10 @@ export async function finalizeInitiated(db: Queryable, f: Finalization): Promise
       f.eventBody,
       f.deliveryId,
       f.onlyIfUnregisteredUntil,
+      f.mismatch?.exceptionId ?? null,
+      f.mismatch?.providerRef ?? null,
+      f.mismatch?.amountMinor ?? null,
+      f.mismatch?.currency ?? null,
     ],
   });
   return res.rowCount === 1;

@@ -37,7 +37,8 @@ export async function insertInitiatedRefund(
     name: 'refunds_insert',
     text: `INSERT INTO refunds (id, payment_id, app_id, mode, status, amount_minor, currency, provider, reason)
        VALUES ($1, $2, $3, $4, 'initiated', $5, $6, $7, $8)
-       ON CONFLICT (payment_id) WHERE status IN ('initiated', 'succeeded') DO NOTHING
+       ON CONFLICT (payment_id) WHERE status IN ('initiated', 'succeeded') AND NOT additional
+       DO NOTHING
        RETURNING ${REFUND_COLUMNS}`,
     values: [
       r.id,
@@ -115,20 +116,49 @@ export async function lockRefundForProviderEvent(
   provider: string,
   providerRefundRef: string,
   paymentId: string,
+  orAwaiting: boolean,
 ): Promise<RefundRow | null> {
   const byRef = await tx.query<RefundRow>(
     `SELECT ${REFUND_COLUMNS} FROM refunds WHERE provider = $1 AND provider_ref = $2 FOR UPDATE`,
     [provider, providerRefundRef],
   );
   if (byRef.rows[0]) return byRef.rows[0];
+  // Providers that take our refund id as their key (idr_psp's refund_key) name it directly.
+  const byOurId = await tx.query<RefundRow>(
+    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE id = $1 AND payment_id = $2 FOR UPDATE`,
+    [providerRefundRef, paymentId],
+  );
+  if (byOurId.rows[0]) return byOurId.rows[0];
+  if (!orAwaiting) return null;
   const initiated = await tx.query<RefundRow>(
-    `SELECT ${REFUND_COLUMNS} FROM refunds WHERE payment_id = $1 AND status = 'initiated' FOR UPDATE`,
+    `SELECT ${REFUND_COLUMNS} FROM refunds
+     WHERE payment_id = $1 AND status = 'initiated' AND provider_ref IS NULL FOR UPDATE`,
     [paymentId],
   );
   return initiated.rows[0] ?? null;
 }
 
-/** A refund made at the provider, recorded as it reported it; null when one already exists. */
+/** Serialises a payment's provider refund events to the end of the transaction. */
+export async function lockPaymentRefunds(tx: Queryable, paymentId: string): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('refunds:' || $1, 0))`, [
+    paymentId,
+  ]);
+}
+
+/** What the payment's succeeded refunds add up to. */
+export async function succeededRefundTotal(tx: Queryable, paymentId: string): Promise<number> {
+  const res = await tx.query<{ total: string }>(
+    `SELECT COALESCE(sum(amount_minor), 0)::text AS total FROM refunds
+     WHERE payment_id = $1 AND status = 'succeeded'`,
+    [paymentId],
+  );
+  return Number(res.rows[0]?.total ?? 0);
+}
+
+/**
+ * A refund made at the provider, recorded as it reported it; `additional` when the payment
+ * already has its one active refund. Null when this provider reference is on record.
+ */
 export async function insertProviderRefund(
   tx: Queryable,
   r: Pick<
@@ -138,8 +168,10 @@ export async function insertProviderRefund(
 ): Promise<RefundRow | null> {
   const res = await tx.query<RefundRow>(
     `INSERT INTO refunds (id, payment_id, app_id, mode, status, amount_minor, currency, provider,
-       provider_ref, last_error, succeeded_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $5 = 'succeeded' THEN now() END)
+       provider_ref, last_error, succeeded_at, additional)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $5 = 'succeeded' THEN now() END,
+       EXISTS (SELECT 1 FROM refunds WHERE payment_id = $2
+                 AND status IN ('initiated', 'succeeded') AND NOT additional))
      ON CONFLICT DO NOTHING RETURNING ${REFUND_COLUMNS}`,
     [
       r.id,

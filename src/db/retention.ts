@@ -42,3 +42,19 @@ export async function purgeOldDeliveryAttempts(
   );
   return res.rowCount ?? 0;
 }
+
+/** Transmissions older than any the providers' age limits still accept. */
+export async function purgeOldTransmissions(
+  db: Queryable,
+  olderThanDays: number,
+  batch = 1000,
+): Promise<number> {
+  const res = await db.query(
+    `DELETE FROM provider_transmissions WHERE (provider, transmission_id) IN (
+       SELECT provider, transmission_id FROM provider_transmissions
+       WHERE received_at < now() - $1 * interval '1 day'
+       ORDER BY received_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [olderThanDays, batch],
+  );
+  return res.rowCount ?? 0;
+}

@@ -129,6 +129,19 @@ export async function findWalletOrderIdByCapture(
   return res.rows[0]?.id ?? null;
 }
 
+/** wallet_psp: the capture a refund belongs to (refunds are kept per capture). */
+export async function findWalletCaptureIdByRefund(
+  db: Queryable,
+  refundId: string,
+): Promise<string | null> {
+  const res = await db.query<{ id: string }>(
+    `SELECT id FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'capture_refunds'
+       AND data->'refunds' @> jsonb_build_array(jsonb_build_object('refund', jsonb_build_object('id', $1::text)))`,
+    [refundId],
+  );
+  return res.rows[0]?.id ?? null;
+}
+
 /** wallet_psp: one client id's orders, capture refunds and payouts, the inputs of its balance. */
 export async function listWalletMoneyObjects(
   db: Queryable,

@@ -68,7 +68,8 @@ const ERRORS = {
   payment_create_failed: { status: 500, body: 'payment create failed' },
   customer_upsert_failed: { status: 500, body: 'customer upsert failed' },
   store_provider_ref: { status: 500, body: 'store provider_ref' },
-  // 502: the provider said no, or could not be asked; its text verbatim
+  // 502: the provider answered and refused (or is not configured for the mode): nothing
+  // moved, and the same request gets the same refusal, so clients do not retry (D15).
   provider_checkout_failed: {
     status: 502,
     body: (providerText: string) => `provider checkout failed: ${providerText}`,
@@ -79,6 +80,16 @@ const ERRORS = {
   // 503: retry later (with Retry-After)
   unavailable: { status: 503, body: 'service unavailable' },
   dashboard_not_built: { status: 503, body: 'dashboard not built: run npm run build' },
+  // 504: the provider's outcome is unknown (timeout, connection lost, provider 5xx), so the
+  // payment or refund stays initiated: a retry with the same Idempotency-Key is safe and
+  // resolves it (D15). Same texts as the 502s; the status alone tells them apart.
+  provider_checkout_unknown: {
+    status: 504,
+    body: (providerText: string) => `provider checkout failed: ${providerText}`,
+  },
+  refund_unknown: { status: 504, body: (providerText: string) => `refund failed: ${providerText}` },
+  cancel_unknown: { status: 504, body: (providerText: string) => `cancel failed: ${providerText}` },
+  sync_unknown: { status: 504, body: (providerText: string) => `sync failed: ${providerText}` },
 } as const satisfies Record<
   string,
   { status: number; body: string | ((...args: string[]) => string) }

@@ -1,9 +1,21 @@
+import { randomBytes } from 'node:crypto';
+
 /**
- * JSON for the operator's money figures. A sum of minor units (a bigint) is written as a
- * string of its decimal digits, at every size: a JSON number past 2^53 is silently rounded
- * by most readers (JavaScript, and any that parse numbers as doubles), and a field whose type
- * changed with its size would break a client only on the day the sum grows. See docs/api.md.
+ * JSON for the operator's money figures (decisions D14, docs/api.md#money): a sum of minor
+ * units is a bigint and is written as a JSON integer with its exact digits at every size.
+ * JSON.stringify cannot write a bigint as a number, and going through a JS number would
+ * round anything past 2^53, so each bigint becomes a placeholder string that is then
+ * replaced in the text by its digits. A per-call nonce marks the placeholders, so no string
+ * in the data (an app name) can be mistaken for one.
  */
 export function exactJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  const nonce = randomBytes(8).toString('hex');
+  let spliced = false;
+  const text = JSON.stringify(value, (_k, v: unknown) => {
+    if (typeof v !== 'bigint') return v;
+    spliced = true;
+    return `${nonce}:${v.toString()}`;
+  });
+  if (!spliced) return text;
+  return text.replace(new RegExp(`"${nonce}:(-?\\d+)"`, 'g'), '$1');
 }

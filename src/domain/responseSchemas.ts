@@ -41,8 +41,16 @@ const metadata: JsonSchema = {
   type: 'object',
   description: "The app's metadata plus provider enrichment (docs/api.md#metadata-enrichment).",
 };
-/** Exact decimal string of a sum of minor units (docs/api.md#query-parameters). */
-const minorSum: JsonSchema = { type: 'string', pattern: '^-?[0-9]+$', examples: ['12000'] };
+/**
+ * A sum of minor units (D14, docs/api.md#money): a JSON integer with its exact digits at any
+ * size, so no maximum; a JavaScript reader needs a big-integer-aware parser past 2^53 - 1.
+ */
+const minorSum: JsonSchema = {
+  type: 'integer',
+  description:
+    'Exact at any size: past 2^53 - 1 read it with a big-integer-aware JSON parser (docs/api.md#money).',
+  examples: [12000],
+};
 
 function object(
   properties: Record<string, JsonSchema>,
@@ -395,7 +403,7 @@ const Exception = object(
     app_id: str(),
     kind: {
       type: 'string',
-      enum: ['paid_after_cancel', 'paid_after_failure', 'unrequested_refund'],
+      enum: ['paid_after_cancel', 'paid_after_failure', 'unrequested_refund', 'amount_mismatch'],
     },
     provider,
     provider_ref: str(),

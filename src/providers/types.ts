@@ -52,10 +52,19 @@ export type CanonicalOutcome = 'succeeded' | 'failed' | 'canceled';
 export type InboundAction =
   /** Valid but changes nothing (heartbeats, pending, intermediate states). */
   | { kind: 'none' }
-  /** Finalizes the referenced payment. */
+  /**
+   * Finalizes the referenced payment. A success always says what the provider took: the
+   * gateway compares it with the payment before anything is marked paid.
+   */
   | {
       kind: 'payment';
-      outcome: CanonicalOutcome;
+      outcome: 'succeeded';
+      paid: Money;
+      enrichment?: Record<string, unknown>;
+    }
+  | {
+      kind: 'payment';
+      outcome: 'failed' | 'canceled';
       /** Verbatim provider error text for failed outcomes. */
       errorText?: string;
       /** Provider enrichment merged into metadata (docs/api.md#metadata-enrichment). */
@@ -84,7 +93,23 @@ export type InboundAction =
       providerRefundRef: string;
       amountMinor?: number;
       errorText?: string;
+      /**
+       * The total the provider has refunded on the payment, where it reports one (card_psp's
+       * refunded_amount): refunds on record that add up to less get the difference recorded.
+       */
+      refundedTotalMinor?: number;
+      /**
+       * Listed by the provider beside the refund the event is about: matched to a refund on
+       * record by the provider's reference only, never to a refund still awaiting one.
+       */
+      onlyByRef?: boolean;
     };
+
+/** An amount as a provider reports it, in minor units of its currency. */
+export interface Money {
+  amountMinor: number;
+  currency: string;
+}
 
 export interface InboundEvent {
   /** The provider's own event name (archived; card_psp_event_type). */
@@ -117,6 +142,25 @@ export interface PaymentProvider {
   ): Promise<boolean>;
   /** Parses a verified body; the provider's one exhaustive status mapping lives behind this. */
   parseWebhook(headers: IncomingHttpHeaders, rawBody: Buffer): InboundEvent;
+  /**
+   * Present where the provider's signature does not cover the whole body (wallet_psp signs a
+   * CRC32 of it, idr_psp three of its fields): the body is then only a hint, and before any
+   * change of money state the gateway asks the provider's API about the payment the event
+   * names. Answers what the provider confirms, as actions to apply in order (the payment's
+   * outcome, each refund it lists); { kind: 'none' } where it confirms nothing. Throws a
+   * ProviderError when the provider cannot answer now (the event is then refused with a
+   * retryable answer and redelivered).
+   */
+  confirmEvent?(
+    ctx: ProviderContext,
+    ref: ProviderPaymentRef,
+    claimed: InboundEvent,
+  ): Promise<InboundAction[]>;
+  /**
+   * The delivery's own id and send time where the provider's scheme has them, so that a
+   * replayed transmission can be told from a redelivery (docs/providers).
+   */
+  transmission?(headers: IncomingHttpHeaders): Transmission | null;
   /**
    * Asks the provider for the payment's current state (the reconciler's safety net for a
    * lost webhook). Answers with the action the state maps to; { kind: 'none' } while pending.
@@ -155,6 +199,11 @@ export interface PaymentProvider {
    * Absent: the provider has no payout reporting API (source api_unavailable).
    */
   listPayouts?(ctx: ProviderContext, since: Date, until: Date): Promise<ProviderPayout[]>;
+}
+
+/** One delivery as the provider names it (its age is bounded by verifyWebhook). */
+export interface Transmission {
+  id: string;
 }
 
 export type RegistrationLookup =

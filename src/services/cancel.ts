@@ -4,7 +4,7 @@ import { apiError, notFoundPayment } from '../domain/errors.js';
 import { isPaymentId } from '../domain/ids.js';
 import type { ProviderSlug } from '../domain/types.js';
 import { ProviderError, type PaymentProvider, type ProviderContext } from '../providers/types.js';
-import { finalizePayment } from './finalize.js';
+import { finalizePayment, outcomeOf, settleOutcome } from './finalize.js';
 import type { StoredResponse } from './idempotency.js';
 import { toPaymentView } from './payments.js';
 import { paymentRef } from './providerStatus.js';
@@ -45,8 +45,12 @@ export async function adminCancel(
         if (now.status === 'canceled') return canceledAtProvider(deps, now);
         return cancelTerminal(deps, now);
       }
+      if (err instanceof ProviderError && err.kind === 'rejected') {
+        throw apiError('cancel_failed', err.providerText);
+      }
+      // Whether the void reached the provider is unknown: the payment stays initiated (D15).
       const text = err instanceof ProviderError ? err.providerText : 'provider unreachable';
-      throw apiError('cancel_failed', text);
+      throw apiError('cancel_unknown', text);
     }
   }
   const canceled = await withTransaction(deps.pool, async (tx) => {
@@ -100,13 +104,7 @@ async function settleFromProvider(
 ): Promise<PaymentRow | null> {
   try {
     const action = await provider.fetchStatus(ctx, paymentRef(payment));
-    if (action.kind === 'payment') {
-      await finalizePayment(deps.pool, payment, {
-        outcome: action.outcome,
-        errorText: action.errorText,
-        enrichment: action.enrichment,
-      });
-    }
+    if (action.kind === 'payment') await settleOutcome(deps, payment, outcomeOf(action));
   } catch (err) {
     deps.log.warn({ err, payment_id: payment.id }, 'status check after a refused cancel failed');
   }

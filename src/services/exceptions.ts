@@ -43,22 +43,28 @@ export async function recordException(
     amountMinor: charge.amountMinor,
     currency: charge.currency,
   });
-  if (row) {
-    paymentExceptions.inc({ kind: row.kind });
-    log.error(
-      {
-        exception_id: row.id,
-        payment_id: row.payment_id,
-        kind: row.kind,
-        provider: row.provider,
-        provider_ref: row.provider_ref,
-        amount_minor: row.amount_minor,
-        currency: row.currency,
-      },
-      'provider moved money the payment state cannot show: operator action needed',
-    );
-  }
+  if (row) reportException(log, row);
   return row;
+}
+
+/** Every new exception is logged at error level and counted (docs/api.md#exceptions). */
+export function reportException(
+  log: { error(obj: object, msg: string): void },
+  row: ExceptionRow,
+): void {
+  paymentExceptions.inc({ kind: row.kind });
+  log.error(
+    {
+      exception_id: row.id,
+      payment_id: row.payment_id,
+      kind: row.kind,
+      provider: row.provider,
+      provider_ref: row.provider_ref,
+      amount_minor: row.amount_minor,
+      currency: row.currency,
+    },
+    'provider moved money the payment state cannot show: operator action needed',
+  );
 }
 
 export function toExceptionView(e: ExceptionRow) {

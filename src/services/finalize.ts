@@ -1,24 +1,30 @@
-import { newDeliveryId, newEventId } from '../domain/ids.js';
-import { markRefunded } from '../db/exceptions.js';
+import { newDeliveryId, newEventId, newId } from '../domain/ids.js';
+import { findPaymentException, markRefunded } from '../db/exceptions.js';
 import { finalizeInitiated, findPayment, type PaymentRow } from '../db/payments.js';
 import type { Queryable } from '../db/pool.js';
 import { paymentEventBody, paymentEventType } from '../domain/events.js';
 import type { TerminalStatus } from '../domain/types.js';
-import type { InboundAction, InboundEvent } from '../providers/types.js';
-import { lateChargeKind, recordException } from './exceptions.js';
+import type { InboundAction, InboundEvent, Money } from '../providers/types.js';
+import { lateChargeKind, recordException, reportException } from './exceptions.js';
 import {
   ALREADY_FINALIZED,
   applied,
   type Applied,
   type ProviderEventDeps,
 } from './providerEvent.js';
-import { refundLateCharge } from './refunds.js';
+import { refundLateCharge, type RefundServiceDeps } from './refunds.js';
 import { storableText } from '../domain/storableText.js';
 
-export interface FinalizeInput {
-  outcome: TerminalStatus;
-  /** Verbatim provider error text; kept as last_error for failed payments. */
-  errorText?: string;
+/** How a payment leaves initiated: a success always carries what the provider took. */
+type FinalOutcome =
+  | { outcome: 'succeeded'; paid: Money }
+  | {
+      outcome: 'failed' | 'canceled';
+      /** Verbatim provider error text; kept as last_error for failed payments. */
+      errorText?: string;
+    };
+
+export type FinalizeInput = FinalOutcome & {
   /** Provider enrichment merged into metadata (docs/api.md#metadata-enrichment). */
   enrichment?: Record<string, unknown>;
   subscriptionId?: string;
@@ -27,14 +33,41 @@ export interface FinalizeInput {
    * still unregistered and still under the reconciler's claim (deadline set to this value).
    */
   onlyIfUnregisteredUntil?: Date;
+};
+
+type PaymentAction = Extract<InboundAction, { kind: 'payment' }>;
+
+/** The finalization a provider's reported outcome asks for. */
+export function outcomeOf(action: PaymentAction): FinalizeInput {
+  return action.outcome === 'succeeded'
+    ? { outcome: 'succeeded', paid: action.paid, enrichment: action.enrichment }
+    : { outcome: action.outcome, errorText: action.errorText, enrichment: action.enrichment };
+}
+
+/**
+ * What the provider took when it is not what the payment asks for (another amount, another
+ * currency: a discount code, a trial, a short payment); null when they match.
+ */
+export function amountMismatch(payment: PaymentRow, input: FinalizeInput): Money | null {
+  if (input.outcome !== 'succeeded') return null;
+  const { paid } = input;
+  return paid.amountMinor === payment.amount_minor && paid.currency === payment.currency
+    ? null
+    : paid;
+}
+
+function mismatchText(payment: PaymentRow, paid: Money): string {
+  return `amount mismatch: the provider took ${paid.amountMinor} ${paid.currency}, the payment is ${payment.amount_minor} ${payment.currency}`;
 }
 
 /**
  * The one way a payment leaves initiated (docs/api.md#payment-states): a conditional update, so of
  * any number of concurrent events exactly one moves it, with the outbound event enqueued
  * in the same statement (db/payments.ts finalizeInitiated). `payment` is the row as read before (an initiated payment's
- * fields do not change until this statement). Returns the finalized row, or null when the
- * payment was already terminal.
+ * fields do not change until this statement). A success for another amount or currency than
+ * the payment's is never recorded as paid: the payment fails and, in the same statement, an
+ * amount_mismatch exception records what the provider took. Returns the finalized row, or
+ * null when the payment was already terminal.
  */
 export async function finalizePayment(
   db: Queryable,
@@ -42,20 +75,28 @@ export async function finalizePayment(
   input: FinalizeInput,
 ): Promise<PaymentRow | null> {
   const at = new Date();
+  const mismatch = amountMismatch(payment, input);
+  const outcome: TerminalStatus = mismatch ? 'failed' : input.outcome;
   // The outbound event carries last_error as stored.
-  const errorText = storableText(input.errorText ?? '');
+  const errorText = storableText(
+    mismatch
+      ? mismatchText(payment, mismatch)
+      : input.outcome === 'succeeded'
+        ? ''
+        : (input.errorText ?? ''),
+  );
   const finalized: PaymentRow = {
     ...payment,
-    status: input.outcome,
-    last_error: input.outcome === 'failed' ? errorText : payment.last_error,
+    status: outcome,
+    last_error: outcome === 'failed' ? errorText : payment.last_error,
     metadata: { ...payment.metadata, ...input.enrichment },
     finalized_at: at,
     updated_at: at,
   };
-  const eventType = paymentEventType(input.outcome);
+  const eventType = paymentEventType(outcome);
   const done = await finalizeInitiated(db, {
     paymentId: payment.id,
-    outcome: input.outcome,
+    outcome,
     errorText,
     metadata: finalized.metadata,
     subscriptionId: input.subscriptionId ?? null,
@@ -65,8 +106,57 @@ export async function finalizePayment(
     eventBody: paymentEventBody(eventType, finalized, at),
     deliveryId: newDeliveryId(),
     onlyIfUnregisteredUntil: input.onlyIfUnregisteredUntil ?? null,
+    mismatch: mismatch && {
+      exceptionId: newId(),
+      providerRef: payment.provider_ref ?? '',
+      amountMinor: mismatch.amountMinor,
+      currency: mismatch.currency,
+    },
   });
   return done ? finalized : null;
+}
+
+/** What settling a provider's outcome needs: the refund machinery gives money back. */
+export type SettleDeps = Pick<
+  RefundServiceDeps,
+  'pool' | 'durablePool' | 'providers' | 'providerTimeoutMs' | 'log'
+>;
+
+/**
+ * A provider's reported outcome applied to an initiated payment (webhook, status check,
+ * reconciler): finalizePayment, then, where the provider took another amount than the
+ * payment's, the exception is reported and the money given back where the provider refunds
+ * by API (D13 of the contract's exceptions: docs/api.md#exceptions).
+ */
+export async function settleOutcome(
+  deps: SettleDeps,
+  payment: PaymentRow,
+  input: FinalizeInput,
+): Promise<PaymentRow | null> {
+  const done = await finalizePayment(deps.pool, payment, input);
+  const mismatch = amountMismatch(payment, input);
+  if (done && mismatch) await giveBackMismatch(deps, done, mismatch);
+  return done;
+}
+
+/**
+ * After a payment failed on an amount mismatch (in the finalizing statement): report the
+ * exception and refund what the provider took, in the payment's currency only (a refund in
+ * another currency is the operator's call).
+ */
+export async function giveBackMismatch(
+  deps: SettleDeps,
+  payment: PaymentRow,
+  paid: Money,
+): Promise<void> {
+  const exception = await findPaymentException(deps.pool, payment.id, 'amount_mismatch');
+  if (!exception) return;
+  reportException(deps.log, exception);
+  if (paid.currency !== payment.currency || paid.amountMinor <= 0) return;
+  const refund = await refundLateCharge(deps, payment, paid.amountMinor);
+  if (refund && (refund.status === 'succeeded' || refund.status === 'initiated')) {
+    await markRefunded(deps.pool, exception.id);
+  }
 }
 
 /**
@@ -77,16 +167,14 @@ export async function applyPaymentOutcome(
   deps: ProviderEventDeps,
   payment: PaymentRow,
   ev: InboundEvent,
-  action: Extract<InboundAction, { kind: 'payment' }>,
+  action: PaymentAction,
 ): Promise<Applied> {
-  const done = await finalizePayment(deps.pool, payment, {
-    outcome: action.outcome,
-    errorText: action.errorText,
-    enrichment: action.enrichment,
+  const done = await settleOutcome(deps, payment, {
+    ...outcomeOf(action),
     subscriptionId: ev.subscriptionId,
   });
-  if (done) return applied('changed', `finalized_${action.outcome}`);
-  if (action.outcome === 'succeeded') await lateCharge(deps, payment, ev);
+  if (done) return applied('changed', `finalized_${done.status}`);
+  if (action.outcome === 'succeeded') await lateCharge(deps, payment, ev, action.paid);
   return ALREADY_FINALIZED;
 }
 
@@ -99,19 +187,22 @@ async function lateCharge(
   deps: ProviderEventDeps,
   payment: PaymentRow,
   ev: InboundEvent,
+  paid: Money,
 ): Promise<void> {
   const now = await findPayment(deps.pool, payment.id);
   const kind = now ? lateChargeKind(now) : null;
   if (!now || !kind) return;
+  // The same charge again, after it failed the payment on its amount: already on record.
+  if (await findPaymentException(deps.pool, now.id, 'amount_mismatch')) return;
   const exception = await recordException(deps.pool, deps.log, now, {
     kind,
     providerRef: now.provider_ref ?? ev.providerRef ?? '',
-    amountMinor: now.amount_minor,
-    currency: now.currency,
+    amountMinor: paid.amountMinor,
+    currency: paid.currency,
   });
   // Once per exception: where the provider refunds by API, the money goes back at once.
-  if (!exception) return;
-  const refund = await refundLateCharge(deps, now);
+  if (!exception || paid.currency !== now.currency) return;
+  const refund = await refundLateCharge(deps, now, paid.amountMinor);
   if (refund && (refund.status === 'succeeded' || refund.status === 'initiated')) {
     await markRefunded(deps.pool, exception.id);
   }

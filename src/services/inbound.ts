@@ -8,10 +8,17 @@ import {
   type PaymentRow,
 } from '../db/payments.js';
 import type { Queryable } from '../db/pool.js';
+import { rememberTransmission } from '../db/transmissions.js';
 import { apiError } from '../domain/errors.js';
 import { isPaymentId } from '../domain/ids.js';
 import type { Mode, ProviderSlug } from '../domain/types.js';
-import { BadReference, type InboundEvent } from '../providers/types.js';
+import {
+  BadReference,
+  ProviderError,
+  type InboundAction,
+  type InboundEvent,
+  type PaymentProvider,
+} from '../providers/types.js';
 import { webhooksRateLimited } from '../metrics.js';
 import { applyPaymentOutcome } from './finalize.js';
 import { captureApproved } from './payments.js';
@@ -25,6 +32,15 @@ import {
 import { applyProviderRefund } from './refunds.js';
 import type { SourceRateLimiter } from './sourceRateLimit.js';
 import { applyRenewal, applySubscriptionEvent } from './subscriptions.js';
+
+/**
+ * How long a provider's transmission id is remembered: longer than any age a provider's
+ * verification accepts (wallet_psp: four days), so a replay is always recognised.
+ */
+export const TRANSMISSION_MEMORY_DAYS = 5;
+
+/** How soon a provider should redeliver an event the gateway could not confirm. */
+const UNCONFIRMED_RETRY_AFTER_SECONDS = 60;
 
 /** The outcome record is the request's last write: committed synchronously (db/pool.ts). */
 export type InboundDeps = ProviderEventDeps;
@@ -112,6 +128,7 @@ export async function handleProviderWebhook(
   let event: InboundEvent | undefined;
   let paymentId: string | null = null;
   try {
+    await checkTransmission(deps, provider, headers, archived.bodySha256);
     event = provider.parseWebhook(headers, rawBody);
     if (
       event.action.kind === 'none' &&
@@ -134,7 +151,8 @@ export async function handleProviderWebhook(
     // A signature made with one mode's secret never touches another mode's payment.
     if (!verifiedModes.includes(payment.mode))
       throw new EventRejected(apiError('bad_signature'), 'mode_mismatch');
-    const { effect, outcome } = await dispatch(deps, slug, payment, event);
+    const actions = await confirmedActions(deps, provider, payment, event);
+    const { effect, outcome } = await applyAll(deps, slug, payment, event, actions);
     await recordInboundOutcome(deps.durablePool, archiveId, {
       signatureValid: true,
       outcome,
@@ -158,6 +176,131 @@ export async function handleProviderWebhook(
     }).catch(() => undefined);
     throw rejection ?? err;
   }
+}
+
+/**
+ * Where the provider's scheme names each delivery (a transmission id), the id is remembered
+ * with a hash of the body: the same id with another body is a signature replayed over an
+ * edited body, refused as a bad signature.
+ */
+async function checkTransmission(
+  deps: InboundDeps,
+  provider: PaymentProvider,
+  headers: IncomingHttpHeaders,
+  bodySha256: Buffer,
+): Promise<void> {
+  const transmission = provider.transmission?.(headers);
+  if (!transmission) return;
+  const seen = await rememberTransmission(deps.pool, provider.slug, transmission.id, bodySha256);
+  if (seen === 'other_body') {
+    deps.log.warn(
+      { provider: provider.slug, transmission_id: transmission.id },
+      'provider transmission replayed with another body',
+    );
+    throw new EventRejected(apiError('bad_signature'), 'replayed_transmission');
+  }
+}
+
+/** Actions that move money: never applied on a body the signature does not fully cover. */
+const MONEY_KINDS: ReadonlySet<InboundAction['kind']> = new Set([
+  'payment',
+  'capture_required',
+  'refund',
+]);
+
+/**
+ * What to apply for an event. Where the provider's signature covers the whole body, the
+ * event itself. Where it does not (docs/providers: what each notification is trusted for),
+ * an event that would move money is a hint: the provider's API is asked about the payment
+ * and its answer is applied; an answer it cannot give now is a 503 with Retry-After, so the
+ * provider redelivers and nothing is finalized on an unconfirmed body.
+ */
+async function confirmedActions(
+  deps: InboundDeps,
+  provider: PaymentProvider,
+  payment: PaymentRow,
+  event: InboundEvent,
+): Promise<InboundAction[]> {
+  if (!provider.confirmEvent || !MONEY_KINDS.has(event.action.kind)) return [event.action];
+  const endpoint = deps.providers.endpoint(provider.slug, payment.mode);
+  if (!endpoint) throw unconfirmed();
+  try {
+    const actions = await provider.confirmEvent(
+      { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs },
+      {
+        paymentId: payment.id,
+        providerRef: payment.provider_ref,
+        createdAt: payment.created_at,
+        method: payment.method,
+      },
+      event,
+    );
+    if (actions.every((a) => a.kind === 'none')) {
+      deps.log.warn(
+        { provider: provider.slug, payment_id: payment.id, event_type: event.eventType },
+        'provider event not confirmed by the provider: nothing applied',
+      );
+    }
+    return actions;
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    deps.log.warn(
+      { provider: provider.slug, payment_id: payment.id, err: err.providerText },
+      'provider event could not be confirmed now: the provider redelivers it',
+    );
+    throw unconfirmed();
+  }
+}
+
+const unconfirmed = () =>
+  new EventRejected(
+    apiError('unavailable').withHeaders({
+      'Retry-After': String(UNCONFIRMED_RETRY_AFTER_SECONDS),
+    }),
+    'unconfirmed',
+  );
+
+/**
+ * Applies the confirmed actions in order (the payment's outcome, then each refund), each
+ * through the use case that owns it; the payment is read again after a change, so a refund
+ * event carries the metadata the finalization stored.
+ */
+async function applyAll(
+  deps: InboundDeps,
+  slug: ProviderSlug,
+  payment: PaymentRow,
+  event: InboundEvent,
+  actions: InboundAction[],
+): Promise<Applied> {
+  const results: Applied[] = [];
+  let current = payment;
+  for (const action of actions) {
+    const result = await dispatch(deps, slug, current, { ...event, action });
+    results.push(result);
+    if (result.effect === 'changed' && actions.length > 1) {
+      current = (await findPayment(deps.pool, payment.id)) ?? current;
+    }
+  }
+  const changed = results.some((r) => r.effect === 'changed');
+  const effect = changed
+    ? 'changed'
+    : results.some((r) => r.effect === 'already_finalized')
+      ? 'already_finalized'
+      : 'none';
+  const claimed = MONEY_KINDS.has(event.action.kind);
+  const contradicted = claimed && actions.every((a) => a.kind === 'none');
+  // The archive names what changed; an event that changed nothing is named by its effect.
+  const outcome = contradicted
+    ? 'not_confirmed'
+    : results.length === 1
+      ? (results[0] as Applied).outcome
+      : changed
+        ? results
+            .filter((r) => r.effect === 'changed')
+            .map((r) => r.outcome)
+            .join('+')
+        : effect;
+  return applied(effect, outcome);
 }
 
 /** Our id when the provider echoes it (unknown: 404), else its reference (unknown: 400). */

@@ -200,7 +200,8 @@ async function register(
       throw apiError('provider_checkout_failed', err.providerText);
     }
     // Indeterminate: the provider may hold the registration. The payment stays initiated;
-    // a retry with the same key resumes it and the reconciler asks the provider later.
+    // a retry with the same key resumes it and the reconciler asks the provider later. 504,
+    // not 502: only a refusal is final (D15).
     const text = err instanceof ProviderError ? err.providerText : 'provider unreachable';
     deps.log.warn({ err, payment_id: payment.id }, 'provider registration indeterminate');
     await paymentsDb
@@ -210,7 +211,7 @@ async function register(
         new Date(Date.now() + UNANSWERED_REGISTRATION_RECHECK_MS),
       )
       .catch(() => undefined);
-    throw apiError('provider_checkout_failed', text);
+    throw apiError('provider_checkout_unknown', text);
   }
   let stored: PaymentRow | null;
   try {

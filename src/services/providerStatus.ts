@@ -57,6 +57,9 @@ export function describeAction(action: InboundAction): string {
     case 'none':
       return 'pending';
     case 'payment':
+      if (action.outcome === 'succeeded') {
+        return `succeeded: ${action.paid.amountMinor} ${action.paid.currency}`;
+      }
       return action.errorText ? `${action.outcome}: ${action.errorText}` : action.outcome;
     case 'capture_required':
       return 'approved, capture required';

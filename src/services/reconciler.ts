@@ -6,7 +6,7 @@ import type { Pool } from '../db/pool.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { PaymentProvider, ProviderContext } from '../providers/types.js';
-import { finalizePayment } from './finalize.js';
+import { finalizePayment, outcomeOf, settleOutcome, type SettleDeps } from './finalize.js';
 import { describeAction, describeError, paymentQuestion, paymentRef } from './providerStatus.js';
 
 const RECHECK_AFTER_MS = 2 * 60_000;
@@ -14,10 +14,16 @@ const RECHECK_AFTER_MS = 2 * 60_000;
 /** What the reconciler takes from the process. */
 export interface ReconcilerDeps {
   pool: Pool;
+  /** Money given back (an amount mismatch found by the status check) waits for its flush. */
+  durablePool: Pool;
   providers: ProviderRegistry;
   config: Pick<Config, 'providerTimeoutMs' | 'idrPspDirectQr'>;
-  log: { warn(obj: object, msg: string): void };
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   now(): number;
+}
+
+function settleDeps(gw: ReconcilerDeps): SettleDeps {
+  return { ...gw, providerTimeoutMs: gw.config.providerTimeoutMs };
 }
 
 /**
@@ -116,11 +122,7 @@ async function applyProviderStatus(
     learned: describeAction(action),
   });
   if (action.kind === 'payment') {
-    await finalizePayment(gw.pool, payment, {
-      outcome: action.outcome,
-      errorText: action.errorText,
-      enrichment: action.enrichment,
-    });
+    await settleOutcome(settleDeps(gw), payment, outcomeOf(action));
   } else if (action.kind === 'capture_required' && provider.capture) {
     await provider.capture(ctx, ref);
   }

@@ -172,14 +172,16 @@ export async function refundPayment(
 const LATE_CHARGE_REASON = 'charged after the payment was final';
 
 /**
- * The full refund of a charge the provider reported on a canceled or failed payment
- * (docs/api.md#exceptions), where the provider refunds by API. Recorded like any refund (row,
- * refund event); returns it as stored afterwards, or null when the provider has no refund
- * operation or the payment already has a refund.
+ * The refund of a charge the provider reported on a canceled or failed payment, or of one
+ * for another amount than the payment's (docs/api.md#exceptions), where the provider refunds
+ * by API: the amount it took, in full. Recorded like any refund (row, refund event); returns
+ * it as stored afterwards, or null when the provider has no refund operation or the payment
+ * already has a refund.
  */
 export async function refundLateCharge(
   deps: RefundServiceDeps,
   payment: PaymentRow,
+  amountMinor: number,
 ): Promise<RefundRow | null> {
   if (!deps.providers.get(payment.provider as ProviderSlug).refund) return null;
   const refund = await withTransaction(deps.pool, (tx) =>
@@ -188,7 +190,7 @@ export async function refundLateCharge(
       payment_id: payment.id,
       app_id: payment.app_id,
       mode: payment.mode,
-      amount_minor: payment.amount_minor,
+      amount_minor: amountMinor,
       currency: payment.currency,
       provider: payment.provider,
       reason: LATE_CHARGE_REASON,
@@ -260,10 +262,10 @@ async function callProvider(
       throw apiError('refund_failed', err.providerText);
     }
     // Unknown outcome: the refund stays initiated (it blocks a second one); a retry with the
-    // same Idempotency-Key asks the provider again with the same refund id.
+    // same Idempotency-Key asks the provider again with the same refund id, hence 504 (D15).
     const text = err instanceof ProviderError ? err.providerText : 'provider unreachable';
     deps.log.warn({ err, refund_id: refund.id }, 'provider refund indeterminate');
-    throw apiError('refund_failed', text);
+    throw apiError('refund_unknown', text);
   }
   const settled = await settleWithEvent(deps, payment, refund.id, {
     status: result.status === 'succeeded' ? 'succeeded' : 'initiated',
@@ -339,7 +341,10 @@ export async function retryUnansweredRefunds(deps: RefundServiceDeps, limit = 20
 /**
  * A provider's refund event: settles a refund we started (matched by the provider's refund
  * id, or our initiated refund awaiting one) through the one settlement path, or records a
- * refund made at the provider; refund.<outcome> is enqueued in the same transaction.
+ * refund made at the provider, a second one included (`additional`: money the provider
+ * moved is on record whatever the one-refund rule of the API says); refund.<outcome> is
+ * enqueued in the same transaction. Where the provider reports the total it refunded, refunds
+ * on record that add up to less get the difference recorded as one more refund.
  */
 export async function applyProviderRefund(
   deps: Pick<ProviderEventDeps, 'pool' | 'log'>,
@@ -347,12 +352,15 @@ export async function applyProviderRefund(
   payment: PaymentRow,
   action: Extract<InboundAction, { kind: 'refund' }>,
 ): Promise<Applied> {
-  const result = await withTransaction(deps.pool, async (tx) => {
+  const changed = await withTransaction(deps.pool, async (tx) => {
+    // One payment's refund events one at a time: each sees the refunds the others recorded.
+    await refundsDb.lockPaymentRefunds(tx, payment.id);
     const found = await refundsDb.lockRefundForProviderEvent(
       tx,
       slug,
       action.providerRefundRef,
       payment.id,
+      !action.onlyByRef,
     );
     // A provider event is applied only to the payment it names: another payment's refund is
     // a bad reference, never settled or answered already_finalized (docs/api.md#provider-webhooks).
@@ -361,31 +369,71 @@ export async function applyProviderRefund(
         `refund ${JSON.stringify(action.providerRefundRef)} belongs to another payment`,
       );
     }
-    if (found && found.status !== 'initiated') return null;
-    const refund = found
-      ? await refundsDb.settleRefund(tx, found.id, {
-          status: action.outcome,
-          providerRef: action.providerRefundRef,
-          lastError: action.errorText,
-        })
-      : await refundsDb.insertProviderRefund(tx, {
-          id: newId(),
-          payment_id: payment.id,
-          app_id: payment.app_id,
-          mode: payment.mode,
-          status: action.outcome,
-          amount_minor: action.amountMinor ?? payment.amount_minor,
-          currency: payment.currency,
-          provider: slug,
-          provider_ref: action.providerRefundRef,
-          last_error: action.errorText ?? '',
+    let changed = false;
+    if (found?.status === 'initiated') {
+      const settled = await refundsDb.settleRefund(tx, found.id, {
+        status: action.outcome,
+        providerRef: action.providerRefundRef,
+        lastError: action.errorText,
+      });
+      if (settled) await enqueueRefundEvent(tx, payment, settled, new Date());
+      changed = settled !== null;
+    } else if (!found) {
+      const recorded = await recordProviderRefund(tx, deps, payment, {
+        status: action.outcome,
+        amountMinor: action.amountMinor ?? payment.amount_minor,
+        providerRef: action.providerRefundRef,
+        lastError: action.errorText ?? '',
+      });
+      changed = recorded !== null;
+    }
+    if (action.outcome === 'succeeded' && action.refundedTotalMinor !== undefined) {
+      const onRecord = await refundsDb.succeededRefundTotal(tx, payment.id);
+      const gap = action.refundedTotalMinor - onRecord;
+      if (gap > 0) {
+        const extra = await recordProviderRefund(tx, deps, payment, {
+          status: 'succeeded',
+          amountMinor: gap,
+          // The provider names the refund only by its running total.
+          providerRef: `${action.providerRefundRef}:${action.refundedTotalMinor}`,
+          lastError: '',
         });
-    if (!refund) return null;
-    if (!found && refund.status === 'succeeded') await unrequestedRefund(tx, deps, payment, refund);
-    await enqueueRefundEvent(tx, payment, refund, new Date());
-    return refund;
+        changed ||= extra !== null;
+      }
+    }
+    return changed;
   });
-  return result ? applied('changed', `refund_${action.outcome}`) : ALREADY_FINALIZED;
+  return changed ? applied('changed', `refund_${action.outcome}`) : ALREADY_FINALIZED;
+}
+
+/** A refund the gateway did not start, recorded as the provider reported it, with its event. */
+async function recordProviderRefund(
+  tx: Queryable,
+  deps: Pick<ProviderEventDeps, 'log'>,
+  payment: PaymentRow,
+  r: {
+    status: 'succeeded' | 'failed';
+    amountMinor: number;
+    providerRef: string;
+    lastError: string;
+  },
+): Promise<RefundRow | null> {
+  const refund = await refundsDb.insertProviderRefund(tx, {
+    id: newId(),
+    payment_id: payment.id,
+    app_id: payment.app_id,
+    mode: payment.mode,
+    status: r.status,
+    amount_minor: r.amountMinor,
+    currency: payment.currency,
+    provider: payment.provider,
+    provider_ref: r.providerRef,
+    last_error: r.lastError,
+  });
+  if (!refund) return null;
+  if (refund.status === 'succeeded') await unrequestedRefund(tx, deps, payment, refund);
+  await enqueueRefundEvent(tx, payment, refund, new Date());
+  return refund;
 }
 
 /**

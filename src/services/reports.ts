@@ -28,7 +28,7 @@ import { windowSucceededByDay, windowTotals } from './rollup.js';
 
 export const KNOWN_CURRENCIES = Object.keys(CURRENCY_EXPONENT).sort();
 
-/** A sum of minor units: exact at any size; written as a decimal string by exactJson. */
+/** A sum of minor units: exact at any size; written as a JSON integer by exactJson (D14). */
 export type Minor = bigint;
 
 export interface Figures {

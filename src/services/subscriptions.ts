@@ -7,7 +7,7 @@ import { newId } from '../domain/ids.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { InboundAction } from '../providers/types.js';
 import { lateChargeKind, recordException } from './exceptions.js';
-import { finalizePayment } from './finalize.js';
+import { outcomeOf, settleOutcome } from './finalize.js';
 import {
   ALREADY_FINALIZED,
   applied,
@@ -95,10 +95,8 @@ async function settleFirstPayment(
     }
   }
   if (status?.kind === 'payment') {
-    await finalizePayment(deps.pool, first, {
-      outcome: status.outcome,
-      errorText: status.errorText,
-      enrichment: status.enrichment,
+    await settleOutcome(deps, first, {
+      ...outcomeOf(status),
       subscriptionId: status.outcome === 'succeeded' ? action.subscriptionId : undefined,
     });
   }

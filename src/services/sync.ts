@@ -12,7 +12,14 @@ import { isPaymentId } from '../domain/ids.js';
 import { storableText } from '../domain/storableText.js';
 import { ProviderError } from '../providers/types.js';
 import type { Audit } from './audit.js';
-import { finalizePayment, type FinalizeInput } from './finalize.js';
+import {
+  amountMismatch,
+  finalizePayment,
+  giveBackMismatch,
+  outcomeOf,
+  type FinalizeInput,
+  type SettleDeps,
+} from './finalize.js';
 import { toPaymentView, type PaymentView } from './payments.js';
 import {
   describeAction,
@@ -22,12 +29,18 @@ import {
   type StatusDeps,
 } from './providerStatus.js';
 
-export interface SyncDeps extends StatusDeps {
+export interface SyncDeps extends StatusDeps, SettleDeps {
   pool: Pool;
 }
 
 const providerText = (err: unknown) =>
   err instanceof ProviderError ? err.providerText : 'provider unreachable';
+
+/** 502 when the provider answered no, 504 when its answer is unknown (D15). */
+const syncError = (err: unknown) =>
+  err instanceof ProviderError && err.kind === 'rejected'
+    ? apiError('sync_failed', err.providerText)
+    : apiError('sync_unknown', providerText(err));
 
 export async function syncPayment(
   deps: SyncDeps,
@@ -47,9 +60,10 @@ export async function syncPayment(
     withTransaction(deps.pool, async (tx) => {
       await recordPaymentCheck(tx, payment.id, { asked, learned });
       let result = outcome;
+      let done = null;
       if (finalize) {
-        const done = await finalizePayment(tx, payment, finalize);
-        result = done ? finalize.outcome : 'already_finalized';
+        done = await finalizePayment(tx, payment, finalize);
+        result = done ? done.status : 'already_finalized';
       }
       await audit(tx, {
         targetType: 'payment',
@@ -58,6 +72,7 @@ export async function syncPayment(
         // The provider's text in jsonb: NUL and unpaired surrogates made storable.
         details: { asked: storableText(asked), learned: storableText(learned) },
       });
+      return done;
     });
 
   let action;
@@ -65,15 +80,14 @@ export async function syncPayment(
     action = await call.provider.fetchStatus(call.ctx, call.ref);
   } catch (err) {
     await record(describeError(err), 'error');
-    throw apiError('sync_failed', providerText(err));
+    throw syncError(err);
   }
   let learned = describeAction(action);
   if (action.kind === 'payment') {
-    await record(learned, action.outcome, {
-      outcome: action.outcome,
-      errorText: action.errorText,
-      enrichment: action.enrichment,
-    });
+    const input = outcomeOf(action);
+    const done = await record(learned, action.outcome, input);
+    const mismatch = amountMismatch(payment, input);
+    if (done && mismatch) await giveBackMismatch(deps, done, mismatch);
   } else if (action.kind === 'capture_required' && call.provider.capture) {
     // As for the provider's approval webhook: capture now; its capture event settles it.
     try {
@@ -86,7 +100,7 @@ export async function syncPayment(
         await record(learned, 'failed', { outcome: 'failed', errorText: err.providerText });
       } else {
         await record(`${learned}; capture ${describeError(err)}`, 'error');
-        throw apiError('sync_failed', providerText(err));
+        throw syncError(err);
       }
     }
   } else {

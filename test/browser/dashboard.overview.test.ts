@@ -23,9 +23,9 @@ import { createPayment, paidPayment, simAction } from '../helpers/payments.js';
 interface CurrencyRow {
   currency: string;
   succeeded_count: number;
-  succeeded_minor: string;
-  refunded_minor: string;
-  net_minor: string;
+  succeeded_minor: number;
+  refunded_minor: number;
+  net_minor: number;
 }
 interface Summary {
   by_app: { app_id: string; app_name: string; succeeded_count: number }[];
@@ -130,7 +130,7 @@ test('sign-in (keyboard only) keeps the token in sessionStorage only, never in t
 test('overview: per-currency figures, by app and by provider equal the API', async () => {
   await page.goto(`${gw.url}/dashboard/?days=30`);
   const s = await apiJson<Summary>('/admin/summary?days=30');
-  const active = s.by_currency.filter((c) => c.succeeded_count > 0 || c.refunded_minor !== '0');
+  const active = s.by_currency.filter((c) => c.succeeded_count > 0 || c.refunded_minor !== 0);
   assert.deepEqual(active.map((c) => c.currency).sort(), ['EUR', 'IDR', 'USD']);
   for (const c of active) {
     const card = `article.currency[data-currency="${c.currency}"]`;
@@ -141,7 +141,7 @@ test('overview: per-currency figures, by app and by provider equal the API', asy
     for (const f of ['succeeded_minor', 'refunded_minor', 'net_minor'] as const) {
       assert.equal(
         await text(page, `${card} [data-field="${f}"]`),
-        money(Number(c[f]), c.currency),
+        money(c[f], c.currency),
         `${c.currency} ${f}`,
       );
       assert.equal(
@@ -181,7 +181,7 @@ test('overview: per-currency figures, by app and by provider equal the API', asy
 
   // One chart per currency that sold something, its table equal to the timeseries.
   const t = await apiJson<{
-    buckets: { day: string; currency: string; succeeded_count: number; succeeded_minor: string }[];
+    buckets: { day: string; currency: string; succeeded_count: number; succeeded_minor: number }[];
   }>('/admin/timeseries?days=30');
   for (const currency of ['EUR', 'IDR', 'USD']) {
     const fig = page.locator(`figure[data-currency="${currency}"]`);
@@ -190,7 +190,7 @@ test('overview: per-currency figures, by app and by provider equal the API', asy
     const cells = await fig.locator('tbody tr td:nth-child(3)').allTextContents();
     assert.deepEqual(
       cells.map(norm),
-      rows.map((b) => money(Number(b.succeeded_minor), currency)),
+      rows.map((b) => money(b.succeeded_minor, currency)),
     );
   }
   assert.equal(await page.locator('figure[data-currency="GBP"]').count(), 0);

@@ -18,14 +18,17 @@ export function idrNotification(
     grossAmount: number;
     transactionId?: string;
     statusMessage?: string;
+    /** The provider's own code where it differs from the status's usual one (202: a declined refund). */
+    statusCode?: string;
   },
 ): string {
   const statusCode =
-    f.status === 'settlement' || f.status === 'capture'
+    f.statusCode ??
+    (f.status === 'settlement' || f.status === 'capture'
       ? '200'
       : f.status === 'pending'
         ? '201'
-        : '202';
+        : '202');
   const gross = `${f.grossAmount}.00`;
   const body = {
     transaction_time: '2026-11-22 12:00:00',
@@ -61,5 +64,6 @@ export async function postWebhook(
     status: res.status,
     text: await res.text(),
     contentType: res.headers.get('content-type'),
+    retryAfter: res.headers.get('retry-after'),
   };
 }

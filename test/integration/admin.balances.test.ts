@@ -116,7 +116,7 @@ interface Balance {
   mode: string;
   source: string;
   currency: string;
-  available_minor: string;
+  available_minor: number;
   as_of?: string;
   error?: string;
 }
@@ -143,28 +143,28 @@ describe('GET /admin/balances', () => {
         mode: 'live',
         source: 'calculated',
         currency: 'GBP',
-        available_minor: '500',
+        available_minor: 500,
       },
       {
         provider: 'card_psp',
         mode: 'live',
         source: 'calculated',
         currency: 'USD',
-        available_minor: '899',
+        available_minor: 899,
       },
       {
         provider: 'idr_psp',
         mode: 'test',
         source: 'calculated',
         currency: 'IDR',
-        available_minor: '40000',
+        available_minor: 40000,
       },
       {
         provider: 'wallet_psp',
         mode: 'test',
         source: 'real',
         currency: 'EUR',
-        available_minor: '5234',
+        available_minor: 5234,
         as_of: real.as_of,
       },
       {
@@ -172,7 +172,7 @@ describe('GET /admin/balances', () => {
         mode: 'sandbox',
         source: 'calculated',
         currency: 'EUR',
-        available_minor: '777',
+        available_minor: 777,
         error: 'wallet_psp is not configured for sandbox mode',
       },
       {
@@ -180,7 +180,7 @@ describe('GET /admin/balances', () => {
         mode: 'live',
         source: 'calculated',
         currency: 'USD',
-        available_minor: '4321',
+        available_minor: 4321,
         error: liveError,
       },
     ]);
@@ -207,7 +207,7 @@ describe('GET /admin/balances', () => {
     assert.equal(res.status, 201, await res.clone().text());
     const body = await getBalances();
     const wallet = body.balances.find((b) => b.provider === 'wallet_psp' && b.mode === 'test');
-    assert.equal(wallet?.available_minor, '3234');
+    assert.equal(wallet?.available_minor, 3234);
     const again = await gw.admin('GET', '/admin/balances?mode=live');
     assert.equal(again.json<{ balances: Balance[] }>().balances.length, body.balances.length);
   });
@@ -278,7 +278,7 @@ describe('GET /admin/payouts', () => {
     assert.equal(
       balances.balances.find((b) => b.provider === 'wallet_psp' && b.mode === 'test')
         ?.available_minor,
-      '0',
+      0,
     );
   });
 

@@ -1,11 +1,12 @@
 /**
  * Sums past 2^63 (issue 10 defect 6). A payment may be as large as 2^53-1 minor units (IDR
  * has no minor unit), so 1,025 of them in one day pass 2^63: the daily rollup must hold that
- * sum, and every report answers it exactly, as a decimal string.
+ * sum, and every report answers it exactly, as a JSON integer with its exact digits (D14).
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { assertStatus, sql } from '../helpers/core.js';
+import { parseExactJson } from '../helpers/exactJson.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const DAY = 86_400_000;
@@ -53,36 +54,42 @@ test('the day passes 2^63', () => {
   assert.ok(DAY_SUM > 2n ** 63n);
 });
 
-test('summary over a closed day (rollup) and today (rows): 200 with exact decimal strings', async () => {
+test('summary over a closed day (rollup) and today (rows): 200 with exact JSON integers', async () => {
   for (const q of ['?days=3', '?days=3&mode=live']) {
     // The first read materializes the closed day into report_daily, the second reads it back.
     for (let round = 0; round < 2; round++) {
       const res = await gw.admin('GET', `/admin/summary${q}`);
       assertStatus(res, 200);
-      const body = JSON.parse(res.text) as {
+      // The exact digits in the text itself: no string, no rounding through a double.
+      assert.ok(res.text.includes(`"succeeded_minor":${2n * DAY_SUM},`), res.text);
+      assert.ok(res.text.includes(`"net_minor":${2n * DAY_SUM - REFUND},`), res.text);
+      const body = parseExactJson<{
         by_currency: Record<string, unknown>[];
         by_provider: Record<string, unknown>[];
         by_app: Record<string, unknown>[];
-      };
+      }>(res.text);
       const idr = body.by_currency.find((c) => c.currency === 'IDR');
       assert.deepEqual(idr, {
         currency: 'IDR',
         succeeded_count: 2 * PER_DAY,
-        succeeded_minor: (2n * DAY_SUM).toString(),
+        succeeded_minor: 2n * DAY_SUM,
         refunded_count: 1,
-        refunded_minor: REFUND.toString(),
-        net_minor: (2n * DAY_SUM - REFUND).toString(),
+        refunded_minor: Number(REFUND),
+        net_minor: 2n * DAY_SUM - REFUND,
         failed_count: 0,
         canceled_count: 0,
         initiated_count: 0,
       });
       assert.equal(
         body.by_provider.find((p) => p.provider === 'idr_psp')?.succeeded_minor,
-        (2n * DAY_SUM).toString(),
+        2n * DAY_SUM,
       );
-      assert.equal(body.by_app[0]?.succeeded_minor, (2n * DAY_SUM).toString());
-      // Zero sums are strings too: one type for the field, whatever its size.
-      assert.equal(body.by_currency.find((c) => c.currency === 'USD')?.succeeded_minor, '0');
+      assert.equal(body.by_app[0]?.succeeded_minor, 2n * DAY_SUM);
+      // Zero and small sums are JSON numbers: one type for the field, whatever its size.
+      const usd = body.by_currency.find((c) => c.currency === 'USD');
+      assert.equal(typeof usd?.succeeded_minor, 'number');
+      assert.equal(usd?.succeeded_minor, 0);
+      assert.equal(typeof idr?.refunded_minor, 'number');
     }
   }
   const stored = await sql<{ succeeded_minor: string }>(
@@ -98,7 +105,8 @@ test('summary over a closed day (rollup) and today (rows): 200 with exact decima
 test('timeseries: the closed day and today each exact', async () => {
   const res = await gw.admin('GET', '/admin/timeseries?days=3');
   assertStatus(res, 200);
-  const body = JSON.parse(res.text) as { buckets: Record<string, unknown>[] };
+  assert.ok(res.text.includes(`"succeeded_minor":${DAY_SUM}}`), res.text);
+  const body = parseExactJson<{ buckets: Record<string, unknown>[] }>(res.text);
   const idr = body.buckets.filter((b) => b.currency === 'IDR');
   const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
   assert.deepEqual(idr, [
@@ -106,14 +114,14 @@ test('timeseries: the closed day and today each exact', async () => {
       day: ymd(today - 2 * DAY),
       currency: 'IDR',
       succeeded_count: PER_DAY,
-      succeeded_minor: DAY_SUM.toString(),
+      succeeded_minor: DAY_SUM,
     },
-    { day: ymd(today - DAY), currency: 'IDR', succeeded_count: 0, succeeded_minor: '0' },
+    { day: ymd(today - DAY), currency: 'IDR', succeeded_count: 0, succeeded_minor: 0 },
     {
       day: ymd(today),
       currency: 'IDR',
       succeeded_count: PER_DAY,
-      succeeded_minor: DAY_SUM.toString(),
+      succeeded_minor: DAY_SUM,
     },
   ]);
 });
@@ -121,13 +129,14 @@ test('timeseries: the closed day and today each exact', async () => {
 test('balances: the calculated figure is exact', async () => {
   const res = await gw.admin('GET', '/admin/balances');
   assertStatus(res, 200);
-  const body = JSON.parse(res.text) as { balances: Record<string, unknown>[] };
+  assert.ok(res.text.includes(`"available_minor":${2n * DAY_SUM - REFUND}}`), res.text);
+  const body = parseExactJson<{ balances: Record<string, unknown>[] }>(res.text);
   const idr = body.balances.find((b) => b.provider === 'idr_psp' && b.mode === 'live');
   assert.deepEqual(idr, {
     provider: 'idr_psp',
     mode: 'live',
     source: 'calculated',
     currency: 'IDR',
-    available_minor: (2n * DAY_SUM - REFUND).toString(),
+    available_minor: 2n * DAY_SUM - REFUND,
   });
 });

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { assertError, assertStatus, RFC3339_UTC, sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { exactValue, parseExactJson } from '../helpers/exactJson.js';
 import type { HttpResult } from '../helpers/http.js';
 
 const DAY = 86_400_000;
@@ -40,16 +41,11 @@ const hex = (s: string) => createHash('md5').update(s).digest('hex');
 const dayStart = (t: number) => Math.floor(t / DAY) * DAY;
 const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
 
-/** Integers past 2^53 kept as strings, so exact sums can be compared. */
+/** Integers past 2^53 read as bigints (docs/api.md#money), so exact sums can be compared. */
 function exactParse<T>(res: HttpResult): T {
-  return JSON.parse(
-    res.text.replace(/([:[,])(-?\d{16,})(?=[,}\]])/g, (m, pre: string, digits: string) =>
-      Number.isSafeInteger(Number(digits)) ? m : `${pre}"${digits}"`,
-    ),
-  ) as T;
+  return parseExactJson<T>(res.text);
 }
-const num = (b: bigint): number | string =>
-  b <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(b) : b.toString();
+const num = exactValue;
 
 let gw: TestGateway;
 let apps: Record<string, AppWithSecrets>;
@@ -251,13 +247,13 @@ const zero = (): Fig => ({
   canceled_count: 0,
   initiated_count: 0,
 });
-function out(f: Fig): Record<string, number | string> {
+function out(f: Fig): Record<string, number | bigint> {
   return {
     succeeded_count: f.succeeded_count,
-    succeeded_minor: f.succeeded_minor.toString(),
+    succeeded_minor: exactValue(f.succeeded_minor),
     refunded_count: f.refunded_count,
-    refunded_minor: f.refunded_minor.toString(),
-    net_minor: (f.succeeded_minor - f.refunded_minor).toString(),
+    refunded_minor: exactValue(f.refunded_minor),
+    net_minor: exactValue(f.succeeded_minor - f.refunded_minor),
     failed_count: f.failed_count,
     canceled_count: f.canceled_count,
     initiated_count: f.initiated_count,
@@ -405,7 +401,8 @@ describe('GET /admin/summary', () => {
 
   test('spot checks: exact sums past 2^53, net, zero rows', async () => {
     const res = await gw.admin('GET', '/admin/summary?mode=live&days=30');
-    assert.ok(res.text.includes('"succeeded_minor":"12000000000000007"'), res.text);
+    // D14: a JSON integer with its exact digits, not a string and not rounded (…008).
+    assert.ok(res.text.includes('"succeeded_minor":12000000000000007,'), res.text);
     const body = exactParse<SummaryBody>(res);
     const big = body.by_app.find((a) => a.app_name === 'E big spender (live)');
     assert.deepEqual(big, {
@@ -413,7 +410,7 @@ describe('GET /admin/summary', () => {
       app_name: 'E big spender (live)',
       app_mode: 'live',
       succeeded_count: 3,
-      succeeded_minor: '12000000000000007',
+      succeeded_minor: 12000000000000007n,
       refunded_count: big?.refunded_count,
       refunded_minor: big?.refunded_minor,
       net_minor: big?.net_minor,
@@ -422,6 +419,14 @@ describe('GET /admin/summary', () => {
       initiated_count: 0,
       by_currency: big?.by_currency,
     });
+    // Sums below 2^53 are plain JSON numbers: a client adding two of them gets their sum.
+    const usd = JSON.parse(res.text) as SummaryBody;
+    for (const row of [...usd.by_currency, ...usd.by_provider]) {
+      for (const f of ['succeeded_minor', 'refunded_minor', 'net_minor']) {
+        if (row.currency === 'IDR' || row.provider === 'idr_psp') continue; // the big ones
+        assert.equal(typeof row[f], 'number', `${String(row.currency ?? row.provider)} ${f}`);
+      }
+    }
     // The idle app of another mode is not listed under live; under test it is, with zeros.
     assert.equal(
       body.by_app.find((a) => a.app_name === 'B idle shop (test)'),
@@ -510,7 +515,7 @@ describe('GET /admin/timeseries', () => {
             day: ymd(d),
             currency,
             succeeded_count: ps.length,
-            succeeded_minor: ps.reduce((s, p) => s + p.amount, 0n).toString(),
+            succeeded_minor: exactValue(ps.reduce((s, p) => s + p.amount, 0n)),
           });
         }
       }
@@ -529,7 +534,7 @@ describe('GET /admin/timeseries', () => {
       buckets: {
         day: string;
         currency: string;
-        succeeded_minor: number | string;
+        succeeded_minor: number | bigint;
         succeeded_count: number;
       }[];
     }>(res);

@@ -182,6 +182,7 @@ test('race: the first charge and its renewal arrive at once; each is recorded ex
         status: 'paid',
         billing_reason: 'subscription_create',
         total_amount: 1999,
+        net_amount: 1999,
         refunded_amount: 0,
         currency: 'usd',
         checkout_id: p.ref,

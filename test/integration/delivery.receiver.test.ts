@@ -65,7 +65,9 @@ async function finalizedPayment(
   const done = await finalizePayment(
     pool,
     { ...p, provider_ref: `ref-${p.id}` },
-    { outcome, errorText },
+    outcome === 'succeeded'
+      ? { outcome, paid: { amountMinor: p.amount_minor, currency: p.currency } }
+      : { outcome, errorText },
   );
   assert.ok(done);
   return p.id;

@@ -7,8 +7,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { assertError, assertTimestamp, paymentBody, sql } from '../helpers/core.js';
+import { cardPspTestSigner, postCardPspEvent } from '../helpers/cardPspNotify.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
+import { idrProviderRefund, silentAction } from '../helpers/payments.js';
 
 let gw: TestGateway;
 let app: AppWithSecrets;
@@ -36,7 +38,7 @@ interface ExceptionView {
   resolved_at: string | null;
 }
 
-async function cardPayment(): Promise<{ id: string; ref: string }> {
+async function cardPayment(scenario?: 'lost_webhook'): Promise<{ id: string; ref: string }> {
   const res = await gw.v1(
     app,
     'POST',
@@ -45,7 +47,10 @@ async function cardPayment(): Promise<{ id: string; ref: string }> {
       currency: 'USD',
       method: 'card_psp',
       amount_minor: 1999,
-      metadata: { card_psp_product_id: 'prod_pro_monthly' },
+      metadata: {
+        card_psp_product_id: 'prod_pro_monthly',
+        ...(scenario ? { test_scenario: scenario } : {}),
+      },
     }),
   );
   assert.equal(res.status, 201, res.text);
@@ -308,44 +313,145 @@ test('idr_psp: a charge reported on a canceled payment, delivered 8 times at onc
   );
 });
 
+// An idr_psp notification is confirmed with the provider's status API, which reports a
+// refunded transaction as paid first: there a refund never arrives for an unpaid payment (see
+// the next test). card_psp signs its whole body, so its events are applied as sent: an
+// order.refunded whose order.paid never arrived is a refund on a payment that never succeeded.
 test('a refund the gateway never asked for on an unpaid payment is an unrequested_refund, once', async () => {
+  const p = await cardPayment('lost_webhook');
+  // At the provider the buyer pays and the operator refunds; neither event reaches the gateway.
+  for (const action of ['pay', 'refund']) {
+    assert.deepEqual(await act(p.ref, action), {
+      gateway_status: 0,
+      gateway_body: 'notification not sent (test_scenario lost_webhook)',
+    });
+  }
+  const [checkout] = await sql<{
+    data: {
+      order: { id: string; amount: number; refunded_amount: number; billing_reason: string };
+      currency: string;
+      metadata: Record<string, unknown>;
+    };
+  }>(
+    gw.databaseUrl,
+    `SELECT data FROM sim_objects WHERE provider = 'card_psp' AND kind = 'checkout' AND id = $1`,
+    [p.ref],
+  );
+  const order = checkout?.data.order;
+  assert.ok(checkout && order);
+  assert.equal(order.refunded_amount, 1999);
+  // The provider's order.refunded for that order, as it would have sent it.
+  const body = JSON.stringify({
+    type: 'order.refunded',
+    timestamp: new Date().toISOString(),
+    data: {
+      id: order.id,
+      status: 'refunded',
+      paid: true,
+      billing_reason: order.billing_reason,
+      subtotal_amount: order.amount,
+      discount_amount: 0,
+      net_amount: order.amount,
+      tax_amount: 0,
+      total_amount: order.amount,
+      refunded_amount: order.refunded_amount,
+      currency: checkout.data.currency,
+      checkout_id: p.ref,
+      subscription_id: null,
+      metadata: checkout.data.metadata,
+    },
+  });
+  const signer = cardPspTestSigner(gw.running.gw.config.masterKey);
+  const res = await postCardPspEvent(gw.url, signer, body);
+  assert.equal(res.text, '{"acknowledged":true}');
+  assert.equal(await status(p.id), 'initiated');
+  const refunds = await sql(
+    gw.databaseUrl,
+    'SELECT status, amount_minor, provider_ref FROM refunds WHERE payment_id = $1',
+    [p.id],
+  );
+  assert.deepEqual(refunds, [{ status: 'succeeded', amount_minor: 1999, provider_ref: order.id }]);
+  const [e, ...rest] = await exceptionsOf(p.id);
+  assert.deepEqual(rest, []);
+  assert.equal(e?.kind, 'unrequested_refund');
+  assert.equal(e?.resolution, 'manual');
+  assert.equal(e?.provider_ref, order.id);
+  assert.equal(e?.amount_minor, 1999);
+  // The app is told of the refund.
+  const events = await sql<{ event_type: string }>(
+    gw.databaseUrl,
+    'SELECT event_type FROM outbound_events WHERE payment_id = $1 ORDER BY created_at',
+    [p.id],
+  );
+  assert.deepEqual(
+    events.map((x) => x.event_type),
+    ['refund.succeeded'],
+  );
+  assert.equal((await postCardPspEvent(gw.url, signer, body)).text, ALREADY);
+  assert.equal((await exceptionsOf(p.id)).length, 1);
+});
+
+test('idr_psp: a refund at the provider of a payment whose settlement was never notified finalizes it, then records the refund', async () => {
   const created = await gw.v1(
     app,
     'POST',
     '/v1/payments',
-    paymentBody({ currency: 'IDR', method: 'qris', amount_minor: 6000 }),
+    paymentBody({
+      currency: 'IDR',
+      method: 'qris',
+      amount_minor: 6000,
+      metadata: { test_scenario: 'lost_webhook' },
+    }),
   );
   assert.equal(created.status, 201, created.text);
   const id = created.json<{ payment_id: string }>().payment_id;
-  const body = idrNotification(idrTestServerKey(gw.running.gw.config.masterKey), {
+  const ref = (await gw.v1(app, 'GET', `/v1/payments/${id}`)).json<{ provider_ref: string }>()
+    .provider_ref;
+  const serverKey = idrTestServerKey(gw.running.gw.config.masterKey);
+  // The buyer pays and the operator refunds in the provider's dashboard; nothing is notified.
+  await silentAction(gw, 'idr', ref, 'pay');
+  const dash = await idrProviderRefund(gw, serverKey, id, { refund_key: 'dashboard-6000' });
+  assert.equal(dash.body.status_code, '200', JSON.stringify(dash.body));
+  const body = idrNotification(serverKey, {
     orderId: id,
     status: 'refund',
     grossAmount: 6000,
-    transactionId: '7d4b4a56-0000-4000-8000-0000000000aa',
+    transactionId: ref,
   });
   const res = await postWebhook(gw.url, 'idr_psp', body);
   assert.equal(res.text, '{"acknowledged":true}');
-  assert.equal(await status(id), 'initiated');
+  // The provider's answer says paid, then refunded: both are on record, in that order.
+  assert.equal(await status(id), 'succeeded');
+  const [archived] = await sql<{ outcome: string }>(
+    gw.databaseUrl,
+    'SELECT outcome FROM inbound_events WHERE payment_id = $1 ORDER BY id',
+    [id],
+  );
+  assert.equal(archived?.outcome, 'finalized_succeeded+refund_succeeded');
   const refunds = await sql(
     gw.databaseUrl,
-    'SELECT status, amount_minor, provider_ref FROM refunds WHERE payment_id = $1',
+    'SELECT status, amount_minor, provider_ref, additional FROM refunds WHERE payment_id = $1',
     [id],
   );
   assert.deepEqual(refunds, [
-    {
-      status: 'succeeded',
-      amount_minor: 6000,
-      provider_ref: '7d4b4a56-0000-4000-8000-0000000000aa',
-    },
+    { status: 'succeeded', amount_minor: 6000, provider_ref: 'dashboard-6000', additional: false },
   ]);
-  const [e, ...rest] = await exceptionsOf(id);
-  assert.deepEqual(rest, []);
-  assert.equal(e?.kind, 'unrequested_refund');
-  assert.equal(e?.resolution, 'manual');
-  assert.equal(e?.provider_ref, '7d4b4a56-0000-4000-8000-0000000000aa');
-  assert.equal(e?.amount_minor, 6000);
+  // A refund of a paid payment: no exception.
+  assert.deepEqual(await exceptionsOf(id), []);
+  const events = await sql<{ event_type: string }>(
+    gw.databaseUrl,
+    'SELECT event_type FROM outbound_events WHERE payment_id = $1 ORDER BY created_at',
+    [id],
+  );
+  assert.deepEqual(
+    events.map((x) => x.event_type),
+    ['payment.succeeded', 'refund.succeeded'],
+  );
   assert.equal((await postWebhook(gw.url, 'idr_psp', body)).text, ALREADY);
-  assert.equal((await exceptionsOf(id)).length, 1);
+  assert.equal(
+    (await sql(gw.databaseUrl, 'SELECT id FROM refunds WHERE payment_id = $1', [id])).length,
+    1,
+  );
 });
 
 test("card_psp: the operator's refund at the provider answers the late charge", async () => {

@@ -259,7 +259,11 @@ test('a notification signed as Midtrans signs it: the adapter verifies it and th
   assert.equal(await idrPsp.verifyWebhook(endpoint, {}, raw), true);
   const tampered = Buffer.from(JSON.stringify({ ...notification, gross_amount: '1.00' }));
   assert.equal(await idrPsp.verifyWebhook(endpoint, {}, tampered), false);
-  assert.deepEqual(idrPsp.parseWebhook({}, raw).action, { kind: 'payment', outcome: 'succeeded' });
+  assert.deepEqual(idrPsp.parseWebhook({}, raw).action, {
+    kind: 'payment',
+    outcome: 'succeeded',
+    paid: { amountMinor: 30000, currency: 'IDR' },
+  });
   // The library's notification handler asks the status API by the notification's transaction_id.
   const checked = await core.transaction.notification(JSON.stringify(notification));
   assert.equal(checked.transaction_status, 'settlement');

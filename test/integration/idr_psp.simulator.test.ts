@@ -225,12 +225,37 @@ test('fetchStatus: pending, paid, and an order the provider never saw', async ()
   const reg = await idrPsp.register(ctx, inp);
   const ref = { paymentId: inp.paymentId, providerRef: reg.providerRef };
   assert.deepEqual(await idrPsp.fetchStatus(ctx, ref), { kind: 'none' });
+  // A notification claiming a settlement is confirmed by the status API: still pending.
+  const claimed = {
+    eventType: 'settlement',
+    paymentId: inp.paymentId,
+    action: {
+      kind: 'payment' as const,
+      outcome: 'succeeded' as const,
+      paid: { amountMinor: 50000, currency: 'IDR' },
+    },
+  };
+  assert.deepEqual(await idrPsp.confirmEvent?.(ctx, ref, claimed), [{ kind: 'none' }]);
 
   const act = await fetch(`${gw.url}/sim/idr_psp/payments/${reg.providerRef}/pay`, {
     method: 'POST',
   });
   assert.equal(act.status, 200);
-  assert.deepEqual(await idrPsp.fetchStatus(ctx, ref), { kind: 'payment', outcome: 'succeeded' });
+  const paid = {
+    kind: 'payment',
+    outcome: 'succeeded',
+    paid: { amountMinor: 50000, currency: 'IDR' },
+  };
+  assert.deepEqual(await idrPsp.fetchStatus(ctx, ref), paid);
+  // Whatever a notification claims, what the provider answers is confirmed.
+  assert.deepEqual(
+    await idrPsp.confirmEvent?.(ctx, ref, {
+      ...claimed,
+      eventType: 'deny',
+      action: { kind: 'payment', outcome: 'failed', errorText: 'denied' },
+    }),
+    [paid],
+  );
 
   assert.deepEqual(
     await idrPsp.fetchStatus(ctx, { paymentId: input().paymentId, providerRef: null }),
@@ -276,7 +301,11 @@ test('the notification the simulator sends verifies and parses with the adapter'
       eventType: 'settlement',
       paymentId: inp.paymentId,
       providerRef: tx.transaction_id,
-      action: { kind: 'payment', outcome: 'succeeded' },
+      action: {
+        kind: 'payment',
+        outcome: 'succeeded',
+        paid: { amountMinor: 50000, currency: 'IDR' },
+      },
     });
     // Signed with another mode's key it does not verify.
     const other = { ...ctx.endpoint, webhookSecret: 'SB-Mid-server-other' };

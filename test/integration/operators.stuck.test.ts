@@ -165,9 +165,10 @@ describe('POST /admin/payments/{id}/sync', () => {
     const [entry] = await auditOf(p.id);
     assert.equal(entry?.action, 'payment.sync');
     assert.equal(entry?.outcome, 'succeeded');
+    // What the provider took is part of what was learned (it is compared with the payment).
     assert.deepEqual(entry?.details, {
       asked: `payment status at idr_psp (ref ${p.providerRef})`,
-      learned: 'succeeded',
+      learned: 'succeeded: 18000 IDR',
     });
     // A terminal payment: answered as it is, nothing asked, nothing recorded.
     const again = await gw.admin('POST', `/admin/payments/${p.id}/sync`);

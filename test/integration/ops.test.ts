@@ -368,9 +368,9 @@ describe('secrets never appear in logs', () => {
         401,
       );
       assert.equal((await signedFetch(url, app, 'POST', '/v1/payments', '{')).status, 400);
-      // The provider cannot be reached: 502, logged as indeterminate.
+      // The provider cannot be reached: 504 (outcome unknown, D15), logged as indeterminate.
       const unreachable = await signedFetch(url, sandbox, 'POST', '/v1/payments', paymentBody());
-      assert.equal(unreachable.status, 502);
+      assert.equal(unreachable.status, 504);
 
       // Pay it on the simulator: a webhook is delivered, refused, and logged as dead.
       const [row] = await sql<{ provider_ref: string }>(

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createTestDatabase, testServerUrl } from '../helpers/db.js';
+import { eventually } from '../helpers/eventually.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { paidPayment, simAction } from '../helpers/payments.js';
 import { startPgBouncer, type PgBouncer } from '../helpers/pgbouncer.js';
@@ -126,10 +127,13 @@ test('provider webhook finalizes once, the delivery reaches the receiver signed,
   const events = got2.map((g) => (JSON.parse(g.body) as { event: string }).event).sort();
   assert.deepEqual(events, ['payment.succeeded', 'refund.succeeded']);
 
-  const detail = await gw.admin('GET', `/admin/payments/${p.id}`);
-  assert.equal(detail.status, 200);
-  const d = detail.json<{ inbound_events_count: number; deliveries: unknown[] }>();
-  assert.equal(d.inbound_events_count, 1);
+  // The settlement and, once the refund completed, the provider's refund notification.
+  const d = await eventually(async () => {
+    const detail = await gw.admin('GET', `/admin/payments/${p.id}`);
+    assert.equal(detail.status, 200);
+    const view = detail.json<{ inbound_events_count: number; deliveries: unknown[] }>();
+    return view.inbound_events_count === 2 ? view : undefined;
+  }, 'the refund notification');
   assert.equal(d.deliveries.length, 2);
 });
 

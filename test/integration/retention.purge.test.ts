@@ -168,13 +168,25 @@ test('old inbound events, finished deliveries’ old attempts and expired idempo
     `UPDATE idempotency_keys SET created_at = now() - interval '23 hours' WHERE key = 'live-key'`,
   );
 
+  // Provider transmission ids: one past the 5 days they are remembered, one inside them.
+  await pool.query(
+    `INSERT INTO provider_transmissions (provider, transmission_id, body_sha256, received_at)
+     VALUES ('wallet_psp', 'tx-old', '\\x00', now() - interval '6 days'),
+            ('wallet_psp', 'tx-recent', '\\x00', now() - interval '4 days')`,
+  );
+
   const deleted = await purgeHistory(h.gw.running.gw);
   assert.deepEqual(deleted, {
     idempotency_keys: 1,
     'inbound_events (bad signature)': 1,
     inbound_events: oldInbound,
     delivery_attempts: 2,
+    provider_transmissions: 1,
   });
+  const kept = await pool.query<{ transmission_id: string }>(
+    `SELECT transmission_id FROM provider_transmissions WHERE transmission_id LIKE 'tx-%'`,
+  );
+  assert.deepEqual(kept.rows, [{ transmission_id: 'tx-recent' }]);
 
   assert.equal(await inboundOf(oldDone.id), 0);
   assert.equal(await attemptsOf(oldDone.id), 0);
@@ -213,7 +225,7 @@ test('old inbound events, finished deliveries’ old attempts and expired idempo
 
   // Nothing left to do: a second run deletes nothing.
   const again = await purgeHistory(h.gw.running.gw);
-  assert.deepEqual(Object.values(again), [0, 0, 0, 0]);
+  assert.deepEqual(Object.values(again), [0, 0, 0, 0, 0]);
 });
 
 test('two instances purging at once in batches of one delete each old attempt once and skip none', async () => {

@@ -118,7 +118,7 @@ describe('card_psp registration scenarios', () => {
       const first = await setup.gw.v1(setup.app, 'POST', '/v1/payments', b, {
         'Idempotency-Key': key,
       });
-      assertError(first, 502, `provider checkout failed: ${error}`);
+      assertError(first, 504, `provider checkout failed: ${error}`);
       const [row] = await sql<{ id: string; status: string; provider_ref: string | null }>(
         setup.gw.databaseUrl,
         `SELECT id, status, provider_ref FROM payments WHERE external_user_id = $1`,

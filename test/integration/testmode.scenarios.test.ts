@@ -248,7 +248,8 @@ describe('registration scenarios: a retry with the same Idempotency-Key makes on
       const key = randomUUID();
       const b = body(scenario);
       const first = await setup.gw.v1(app, 'POST', '/v1/payments', b, { 'Idempotency-Key': key });
-      assertError(first, 502, `provider checkout failed: ${error}`);
+      // D15: the outcome is unknown, so 504 (not the 502 of a refusal) with the same text.
+      assertError(first, 504, `provider checkout failed: ${error}`);
       // The provider holds the registration; the gateway holds an initiated payment without
       // its reference.
       const held = await providerTransactions(b.amount_minor);
@@ -308,7 +309,7 @@ describe('refund scenarios', () => {
       { payment_id: p.id, reason: 'customer asked' },
       { 'Idempotency-Key': randomUUID() },
     );
-    assertError(res, 502, `refund failed: idr_psp did not answer within ${PROVIDER_TIMEOUT_MS} ms`);
+    assertError(res, 504, `refund failed: idr_psp did not answer within ${PROVIDER_TIMEOUT_MS} ms`);
     // The provider refunded; the gateway does not know yet and keeps the refund initiated.
     assert.deepEqual(
       (await providerRefunds(p.amount)).map((r) => r.status),
@@ -353,7 +354,11 @@ describe('refund scenarios', () => {
     const first = await setup.gw.v1(setup.app, 'POST', '/v1/refunds', req, {
       'Idempotency-Key': key,
     });
-    assertStatus(first, 502);
+    assertError(
+      first,
+      504,
+      `refund failed: idr_psp did not answer within ${PROVIDER_TIMEOUT_MS} ms`,
+    );
     const retry = await setup.gw.v1(setup.app, 'POST', '/v1/refunds', req, {
       'Idempotency-Key': key,
     });
@@ -416,7 +421,7 @@ describe('registration scenarios on the direct QR charge (IDR_PSP_DIRECT_QR)', (
       const first = await direct.gw.v1(direct.app, 'POST', '/v1/payments', b, {
         'Idempotency-Key': key,
       });
-      assertError(first, 502, `provider checkout failed: ${error}`);
+      assertError(first, 504, `provider checkout failed: ${error}`);
       const retry = await direct.gw.v1(direct.app, 'POST', '/v1/payments', b, {
         'Idempotency-Key': key,
       });

@@ -135,7 +135,7 @@ describe('wallet_psp registration scenarios', () => {
       const first = await setup.gw.v1(setup.app, 'POST', '/v1/payments', b, {
         'Idempotency-Key': key,
       });
-      assertStatus(first, 502);
+      assertStatus(first, 504);
       assert.match(first.text, /^provider checkout failed: /);
       const [row] = await sql<{ id: string; status: string; provider_ref: string | null }>(
         setup.gw.databaseUrl,
@@ -166,7 +166,7 @@ describe('wallet_psp registration scenarios', () => {
       ],
     ] as const) {
       const res = await setup.gw.v1(setup.app, 'POST', '/v1/payments', body(scenario));
-      assertError(res, 502, `provider checkout failed: ${text}`);
+      assertError(res, 504, `provider checkout failed: ${text}`);
     }
   });
 });
@@ -206,7 +206,7 @@ describe('wallet_psp refund scenarios', () => {
     const first = await setup.gw.v1(setup.app, 'POST', '/v1/refunds', req, {
       'Idempotency-Key': key,
     });
-    assertError(first, 502, `refund failed: wallet_psp timed out after ${PROVIDER_TIMEOUT_MS} ms`);
+    assertError(first, 504, `refund failed: wallet_psp timed out after ${PROVIDER_TIMEOUT_MS} ms`);
     assert.deepEqual(await providerRefunds(p.ref), ['COMPLETED']);
     await eventually(async () => (await refundRow(p.id))?.status === 'succeeded');
     const retry = await setup.gw.v1(setup.app, 'POST', '/v1/refunds', req, {

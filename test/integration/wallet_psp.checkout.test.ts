@@ -257,7 +257,11 @@ describe('adapter against the simulator', () => {
       eventType: 'PAYMENT.CAPTURE.COMPLETED',
       paymentId: pid,
       providerRef: 'ORDER000000000001',
-      action: { kind: 'payment', outcome: 'succeeded' },
+      action: {
+        kind: 'payment',
+        outcome: 'succeeded',
+        paid: { amountMinor: 500, currency: 'USD' },
+      },
     });
     // The certificate the simulator serves is an X.509 certificate.
     const cert = await fetch(ev.headers['paypal-cert-url'] as string);
@@ -382,7 +386,7 @@ describe('simulator wire rules', () => {
     await walletPsp.capture!(ctx, { paymentId: pid, providerRef: reg.providerRef });
     assert.deepEqual(
       await walletPsp.fetchStatus(ctx, { paymentId: pid, providerRef: reg.providerRef }),
-      { kind: 'payment', outcome: 'succeeded' },
+      { kind: 'payment', outcome: 'succeeded', paid: { amountMinor: 500, currency: 'USD' } },
     );
   });
 });

@@ -141,5 +141,6 @@ test('a capture outside a buyer action (the reconciler) still gets its event: su
   assert.deepEqual(await walletPsp.fetchStatus(ctx, ref), {
     kind: 'payment',
     outcome: 'succeeded',
+    paid: { amountMinor: 2599, currency: 'EUR' },
   });
 });

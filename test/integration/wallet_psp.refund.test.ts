@@ -224,6 +224,7 @@ describe('synchronous refunds', () => {
       {
         kind: 'payment',
         outcome: 'succeeded',
+        paid: { amountMinor: 2599, currency: 'EUR' },
       },
     );
   });

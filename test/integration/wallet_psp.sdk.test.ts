@@ -136,6 +136,24 @@ test('the full order life through the SDK: create, get, approve, capture, get ca
     (await payments.getCapturedPayment({ captureId })).result.status,
     'PARTIALLY_REFUNDED',
   );
+  // The SDK's getRefund (GET /v2/payments/refunds/{id}): the refund as it stands, linked up
+  // to its capture.
+  const refundRead = await payments.getRefund({ refundId: refunded.result.id ?? '' });
+  assert.equal(refundRead.statusCode, 200);
+  assert.equal(refundRead.result.id, refunded.result.id);
+  assert.equal(refundRead.result.status, 'COMPLETED');
+  assert.equal(refundRead.result.amount?.value, '2.34');
+  assert.ok(
+    refundRead.result.links?.some(
+      (l) => l.rel === 'up' && l.href.endsWith(`/captures/${captureId}`),
+    ),
+  );
+  assert.deepEqual(schemaErrors('refund', JSON.parse(refundRead.body as string)), []);
+  await assert.rejects(payments.getRefund({ refundId: 'NOSUCHREFUND00000' }), (err) => {
+    assert.ok(err instanceof ApiError);
+    assert.equal(err.statusCode, 404);
+    return true;
+  });
 
   // A second capture is PayPal's 422, read by the SDK as an ApiError.
   await assert.rejects(orders.captureOrder({ id }), (err: unknown) => {

@@ -13,6 +13,9 @@ import { Receiver } from '../helpers/receiver.js';
 // A real gateway process is SIGKILLed while it finalizes payments and delivers their
 // webhooks. After a restart every finalized payment is delivered at least once and none
 // is finalized twice (at-least-once delivery through the transactional outbox, docs/api.md#delivery-and-retries).
+// The buyers pay first at the provider (test_scenario lost_webhook: the simulator settles and
+// sends nothing), since the gateway confirms each idr_psp notification with the provider's
+// status API; the test then plays the provider's deliveries and redeliveries itself.
 
 const N = 300;
 const masterKeyHex = randomBytes(32).toString('hex');
@@ -68,10 +71,28 @@ test('SIGKILL mid-finalization and mid-delivery loses nothing and finalizes noth
       currency: 'IDR',
       method: 'qris',
       return_url: 'https://shop.example/',
+      metadata: { test_scenario: 'lost_webhook' },
     });
     assert.equal(res.status, 201, res.text);
-    ids.push(res.json<{ payment_id: string }>().payment_id);
+    const id = res.json<{ payment_id: string }>().payment_id;
+    ids.push(id);
+    const read = await signedFetch(gateway.url, app, 'GET', `/v1/payments/${id}`);
+    const ref = read.json<{ provider_ref: string }>().provider_ref;
+    const paid: Response = await fetch(`${gateway.url}/sim/idr_psp/payments/${ref}/pay`, {
+      method: 'POST',
+    });
+    assert.deepEqual(
+      [paid.status, JSON.parse(await paid.text()) as unknown],
+      [
+        200,
+        { gateway_status: 0, gateway_body: 'notification not sent (test_scenario lost_webhook)' },
+      ],
+    );
   }
+  const settled = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM payments WHERE status = 'succeeded'`,
+  );
+  assert.equal(settled.rows[0]?.n, 0, 'no payment is finalized before its notification');
   const key = idrTestServerKey(Buffer.from(masterKeyHex, 'hex'));
   const bodyFor = (i: number) =>
     idrNotification(key, {

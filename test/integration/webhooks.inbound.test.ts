@@ -9,10 +9,15 @@ import {
   type TestGateway,
 } from '../helpers/gateway.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
+import { silentAction } from '../helpers/payments.js';
 import { type Receiver } from '../helpers/receiver.js';
 
 // docs/api.md#provider-webhooks: every response row of POST /webhooks/<provider>, the archive (docs/api.md#inbound-events) and the
 // mode guard, driven with idr_psp notifications signed independently of the gateway.
+// An idr_psp notification is signed over three of its fields only, so the gateway applies
+// what the provider's status API answers, never the body: each test that moves money first
+// changes the provider's state (test_scenario lost_webhook: the simulator's buyer action
+// changes it and sends nothing), then posts its own notification.
 
 let gw: TestGateway;
 let receiver: Receiver;
@@ -35,7 +40,7 @@ before(async () => {
 });
 after(() => setup?.stop());
 
-async function newQrisPayment(amount = 50000): Promise<string> {
+async function newQrisPayment(amount = 50000, scenario?: 'lost_webhook'): Promise<string> {
   const res = await gw.v1(app, 'POST', '/v1/payments', {
     external_user_id: 'buyer-9',
     email: 'buyer@example.com',
@@ -43,10 +48,22 @@ async function newQrisPayment(amount = 50000): Promise<string> {
     currency: 'IDR',
     method: 'qris',
     return_url: 'https://shop.example/back',
-    metadata: { cart: 'C-1' },
+    metadata: { cart: 'C-1', ...(scenario ? { test_scenario: scenario } : {}) },
   });
   assert.equal(res.status, 201, res.text);
   return res.json<{ payment_id: string }>().payment_id;
+}
+
+/**
+ * A QRIS payment the buyer has acted on at the provider (pay, expire, cancel) without the
+ * provider notifying: the gateway still holds it initiated.
+ */
+async function actedPayment(amount: number, action: 'pay' | 'expire' | 'cancel') {
+  const id = await newQrisPayment(amount, 'lost_webhook');
+  const read = await gw.v1(app, 'GET', `/v1/payments/${id}`);
+  await silentAction(gw, 'idr', read.json<{ provider_ref: string }>().provider_ref, action);
+  assert.equal((await status(id)).status, 'initiated');
+  return id;
 }
 
 async function status(id: string) {
@@ -57,7 +74,7 @@ async function status(id: string) {
 }
 
 test('200 acknowledged: a settlement finalizes the payment and enqueues payment.succeeded', async () => {
-  const id = await newQrisPayment(50000);
+  const id = await actedPayment(50000, 'pay');
   const res = await postWebhook(
     gw.url,
     'idr_psp',
@@ -75,12 +92,13 @@ test('200 acknowledged: a settlement finalizes the payment and enqueues payment.
 });
 
 test('200 already_finalized: any further event on a terminal payment changes nothing', async () => {
-  const id = await newQrisPayment(1000);
-  await postWebhook(
+  const id = await actedPayment(1000, 'pay');
+  const settled = await postWebhook(
     gw.url,
     'idr_psp',
     idrNotification(serverKey, { orderId: id, status: 'settlement', grossAmount: 1000 }),
   );
+  assert.equal(settled.text, '{"acknowledged":true}');
   for (const s of ['settlement', 'expire', 'cancel', 'pending']) {
     const res = await postWebhook(
       gw.url,
@@ -106,8 +124,8 @@ test('200 action none: a pending notification leaves the payment initiated', asy
 });
 
 test('expire is recorded as failed with the provider text as last_error; cancel as canceled', async () => {
-  const a = await newQrisPayment(3000);
-  await postWebhook(
+  const a = await actedPayment(3000, 'expire');
+  const expired = await postWebhook(
     gw.url,
     'idr_psp',
     idrNotification(serverKey, {
@@ -117,16 +135,19 @@ test('expire is recorded as failed with the provider text as last_error; cancel 
       statusMessage: 'transaction is expired',
     }),
   );
+  assert.equal(expired.text, '{"acknowledged":true}');
+  // The provider's text is its status API's (the notification's status_message is unsigned).
   assert.deepEqual(await status(a).then((s) => [s.status, s.last_error]), [
     'failed',
-    'transaction is expired',
+    'Transaction expired: QR not paid within 20 minutes',
   ]);
-  const b = await newQrisPayment(3000);
-  await postWebhook(
+  const b = await actedPayment(3000, 'cancel');
+  const canceled = await postWebhook(
     gw.url,
     'idr_psp',
     idrNotification(serverKey, { orderId: b, status: 'cancel', grossAmount: 3000 }),
   );
+  assert.equal(canceled.text, '{"acknowledged":true}');
   assert.deepEqual(await status(b).then((s) => [s.status, s.last_error]), ['canceled', '']);
 });
 
@@ -208,7 +229,7 @@ test('400 bad reference: a malformed order id, or none', async () => {
 });
 
 test('archive: GET /admin/inbound_events?payment_id= lists every event of the payment with its raw body', async () => {
-  const id = await newQrisPayment(6000);
+  const id = await newQrisPayment(6000, 'lost_webhook');
   const first = idrNotification(serverKey, { orderId: id, status: 'pending', grossAmount: 6000 });
   const second = idrNotification(serverKey, {
     orderId: id,
@@ -216,6 +237,8 @@ test('archive: GET /admin/inbound_events?payment_id= lists every event of the pa
     grossAmount: 6000,
   });
   await postWebhook(gw.url, 'idr_psp', first);
+  const read = await gw.v1(app, 'GET', `/v1/payments/${id}`);
+  await silentAction(gw, 'idr', read.json<{ provider_ref: string }>().provider_ref, 'pay');
   await postWebhook(gw.url, 'idr_psp', second);
   const res = await gw.admin('GET', `/admin/inbound_events?payment_id=${id}`);
   assert.equal(res.status, 200);

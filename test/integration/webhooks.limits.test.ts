@@ -6,6 +6,7 @@ import { purgeRejectedInbound } from '../../src/db/inbound.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
+import { silentAction } from '../helpers/payments.js';
 import { parseResponse, RawSocket } from '../helpers/rawHttp.js';
 
 // What an unauthenticated sender can make the gateway store through /webhooks/<provider>:
@@ -45,7 +46,7 @@ async function archive(): Promise<ArchivedEvent[]> {
   return res.json<{ events: ArchivedEvent[] }>().events;
 }
 
-async function newQrisPayment(amount: number): Promise<string> {
+async function newQrisPayment(amount: number, scenario?: 'lost_webhook'): Promise<string> {
   const res = await gw.v1(app, 'POST', '/v1/payments', {
     external_user_id: 'buyer-limits',
     email: 'buyer@example.com',
@@ -53,6 +54,7 @@ async function newQrisPayment(amount: number): Promise<string> {
     currency: 'IDR',
     method: 'qris',
     return_url: 'https://shop.example/back',
+    ...(scenario ? { metadata: { test_scenario: scenario } } : {}),
   });
   assert.equal(res.status, 201, res.text);
   return res.json<{ payment_id: string }>().payment_id;
@@ -162,8 +164,11 @@ describe('rate limit of unverified webhooks per source address', () => {
     assert.match(String(refused.headers.get('retry-after')), /^[1-9]\d*$/);
     assert.equal((await archive()).length, before, 'nothing archived');
 
-    // The provider, from the same address: verified, archived and applied.
-    const id = await newQrisPayment(8000);
+    // The provider, from the same address: verified, archived and applied. The buyer pays
+    // first (no notification sent: lost_webhook), so the status API the gateway asks agrees.
+    const id = await newQrisPayment(8000, 'lost_webhook');
+    const read = await gw.v1(app, 'GET', `/v1/payments/${id}`);
+    await silentAction(gw, 'idr', read.json<{ provider_ref: string }>().provider_ref, 'pay');
     const good = idrNotification(serverKey, {
       orderId: id,
       status: 'settlement',

@@ -11,6 +11,7 @@ import {
   PaygateConflictError,
   PaygateConnectionError,
   PaygateError,
+  PaygateGatewayTimeoutError,
   PaygateNotFoundError,
   PaygateProviderError,
   PaygateServerError,
@@ -236,7 +237,7 @@ test('5xx on every attempt: gives up after maxRetries with the last error', asyn
 
 test('reads are retried too', async () => {
   const created = await paygate.payments.create(qris());
-  proxy.plan = ['drop', { status: 502, body: 'bad gateway' }];
+  proxy.plan = ['drop', { status: 504, body: 'provider checkout failed: unknown' }];
   const p = await paygate.payments.get(created.payment_id);
   assert.equal(p.payment_id, created.payment_id);
   assert.equal(proxy.requests('GET', '/v1/payments/').length, 3);
@@ -301,18 +302,50 @@ test('422: PaygateUnprocessableError for a method no provider routes, not retrie
   assert.equal(proxy.seen.length, 1);
 });
 
-test('502: PaygateProviderError with the provider text (retried with the same key, as every 5xx)', async () => {
-  const noEmail = qris();
+test('502 (the provider refused): PaygateProviderError with its text, never retried, one failed payment', async () => {
+  const before = await paymentsOfApp();
+  const noEmail = qris({ method: 'va_bni' });
   delete noEmail.email;
   const err = await rejects(paygate.payments.create(noEmail), PaygateProviderError);
   assert.equal(err.status, 502);
   assert.equal(
     err.message,
-    'provider checkout failed: customer_details.email is required for qris',
+    'provider checkout failed: customer_details.email is required for bni_va',
   );
+  // D15: a refusal is final; a retry would only make another failed payment.
+  assert.equal(proxy.requests('POST', '/v1/payments').length, 1);
+  assert.equal(await paymentsOfApp(), before + 1);
+});
+
+test('504 (outcome unknown) once: retried with the same key and body, one payment', async () => {
+  const before = await paymentsOfApp();
+  proxy.plan = [
+    { status: 504, body: 'provider checkout failed: idr_psp did not answer within 15000 ms' },
+  ];
+  const created = await paygate.payments.create(qris());
+  assert.match(created.payment_id, HEX32);
   const posts = proxy.requests('POST', '/v1/payments');
-  assert.equal(posts.length, 3);
-  assert.equal(new Set(posts.map((p) => p.headers['idempotency-key'])).size, 1);
+  assert.equal(posts.length, 2);
+  assert.equal(posts[0]?.headers['idempotency-key'], posts[1]?.headers['idempotency-key']);
+  assert.equal(posts[0]?.body, posts[1]?.body);
+  assert.equal(await paymentsOfApp(), before + 1);
+});
+
+test('504 on every attempt: PaygateGatewayTimeoutError after the retries', async () => {
+  const unknown = { status: 504, body: 'provider checkout failed: idr_psp unreachable' };
+  proxy.plan = [unknown, unknown, unknown];
+  const err = await rejects(paygate.payments.create(qris()), PaygateGatewayTimeoutError);
+  assert.equal(err.status, 504);
+  assert.equal(err.message, 'provider checkout failed: idr_psp unreachable');
+  assert.ok(err instanceof PaygateServerError && !(err instanceof PaygateProviderError));
+  assert.equal(proxy.requests('POST', '/v1/payments').length, 3);
+});
+
+test('502 from anywhere is final: not retried', async () => {
+  proxy.plan = [{ status: 502, body: 'provider checkout failed: refused' }];
+  const err = await rejects(paygate.payments.create(qris()), PaygateProviderError);
+  assert.equal(err.message, 'provider checkout failed: refused');
+  assert.equal(proxy.requests('POST', '/v1/payments').length, 1);
 });
 
 test('waitForFinal: polls while initiated and returns the succeeded payment', async () => {

@@ -16,13 +16,16 @@ import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
+/** Short, so that the refund_timeout scenario's lost answer (a real 504) comes quickly. */
+const PROVIDER_TIMEOUT_MS = 1500;
+
 let gw: TestGateway;
 let app: AppWithSecrets;
 let proxy: FaultProxy;
 let paygate: Paygate;
 
 before(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway({ PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS) });
   app = await gw.createApp();
   proxy = new FaultProxy(gw.url);
   await proxy.start();
@@ -188,4 +191,23 @@ test('502: card refunds are made at the provider (PaygateProviderError)', async 
   assert.equal(err.status, 502);
   assert.equal(err.message, 'refund failed: card_psp refunds are made at the provider');
   assert.equal(await refundsOf(paymentId), 0);
+  // D15: a refusal is final, never retried.
+  assert.equal(proxy.requests('POST', '/v1/refunds').length, 1);
+});
+
+test('504 from the gateway (the provider made the refund, its answer was lost): retried with the same key, one refund', async () => {
+  const paymentId = await paid({
+    ...QRIS,
+    external_user_id: 'refund-timeout-buyer',
+    metadata: { test_scenario: 'refund_timeout' },
+  });
+  proxy.seen.length = 0;
+  const r = await paygate.refunds.create({ payment_id: paymentId });
+  const posts = proxy.requests('POST', '/v1/refunds');
+  // The first answer was the gateway's own 504 (outcome unknown); the retry resolved it.
+  assert.equal(posts.length, 2);
+  assert.equal(posts[0]?.headers['idempotency-key'], posts[1]?.headers['idempotency-key']);
+  assert.equal(posts[0]?.body, posts[1]?.body);
+  assert.equal(r.status, 'succeeded');
+  assert.equal(await refundsOf(paymentId), 1);
 });

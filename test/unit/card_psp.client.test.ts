@@ -108,6 +108,9 @@ test('register sends a Polar checkout create and returns the checkout', async ()
   assert.equal(req.headers['idempotency-key'], input.paymentId);
   assert.deepEqual(JSON.parse(req.body), {
     products: ['prod_pro'],
+    // A discount code or a trial would let the provider take less than the payment.
+    allow_discount_codes: false,
+    allow_trial: false,
     prices: { prod_pro: [{ amount_type: 'fixed', price_amount: 1999, price_currency: 'usd' }] },
     customer_email: 'buyer@example.com',
     external_customer_id: 'user-7',
@@ -171,7 +174,14 @@ test('fetchStatus reads the checkout and, once paid, its subscription', async ()
   seen.length = 0;
   respond = (req, res) => {
     if (req.url === '/v1/checkouts/co_9') {
-      json(res, 200, { id: 'co_9', status: 'succeeded', subscription_id: 'sub_9' });
+      json(res, 200, {
+        id: 'co_9',
+        status: 'succeeded',
+        subscription_id: 'sub_9',
+        amount: 1999,
+        net_amount: 1999,
+        currency: 'usd',
+      });
     } else if (req.url === '/v1/subscriptions/sub_9') {
       json(res, 200, { id: 'sub_9', status: 'active', current_period_end: '2030-02-01T00:00:00Z' });
     } else json(res, 404, { error: 'ResourceNotFound', detail: 'Not found' });
@@ -183,6 +193,7 @@ test('fetchStatus reads the checkout and, once paid, its subscription', async ()
   assert.deepEqual(action, {
     kind: 'payment',
     outcome: 'succeeded',
+    paid: { amountMinor: 1999, currency: 'USD' },
     enrichment: {
       card_psp_subscription_id: 'sub_9',
       current_period_end: '2030-02-01T00:00:00.000Z',

@@ -37,6 +37,7 @@ function order(billingReason: string | undefined, extra: Record<string, unknown>
     status: 'paid',
     billing_reason: billingReason,
     total_amount: 1999,
+    net_amount: 1999,
     refunded_amount: 0,
     currency: 'usd',
     checkout_id: CHECKOUT,
@@ -103,6 +104,7 @@ test('order.paid subscription_create -> succeeded with metadata enrichment (docs
     action: {
       kind: 'payment',
       outcome: 'succeeded',
+      paid: { amountMinor: 1999, currency: 'USD' },
       enrichment: {
         card_psp_subscription_id: SUB,
         current_period_end: '2025-04-01T10:00:00.000Z',
@@ -118,8 +120,29 @@ test('order.paid purchase (no subscription) -> succeeded with the event type onl
   assert.deepEqual(ev.action, {
     kind: 'payment',
     outcome: 'succeeded',
+    paid: { amountMinor: 1999, currency: 'USD' },
     enrichment: { card_psp_event_type: 'order.paid' },
   });
+});
+
+test('order.paid says what it charged: its net amount (after discount, before tax)', () => {
+  const discounted = parse(
+    'order.paid',
+    order('purchase', { net_amount: 500, tax_amount: 100, total_amount: 600 }),
+  );
+  assert.deepEqual(
+    discounted.action.kind === 'payment' &&
+      discounted.action.outcome === 'succeeded' &&
+      discounted.action.paid,
+    { amountMinor: 500, currency: 'USD' },
+  );
+  // Without its net amount an order is never read as a payment.
+  assert.throws(
+    () => parse('order.paid', order('purchase', { net_amount: undefined })),
+    (err: unknown) =>
+      err instanceof BadReference &&
+      err.message === `order.paid ${ORDER} carries no net_amount or currency`,
+  );
 });
 
 test('order.paid with an unknown billing_reason still pays the referenced payment', () => {
@@ -172,6 +195,8 @@ test('order.refunded -> refund succeeded (order id as refund ref, refunded amoun
     outcome: 'succeeded',
     providerRefundRef: ORDER,
     amountMinor: 1500,
+    // The order's running total: a later, larger one is recorded as one more refund.
+    refundedTotalMinor: 1500,
   });
 });
 
@@ -187,6 +212,7 @@ test('order.refunded of a renewal order names the renewal payment by its order i
     outcome: 'succeeded',
     providerRefundRef: ORDER,
     amountMinor: 1999,
+    refundedTotalMinor: 1999,
   });
 });
 
@@ -285,9 +311,11 @@ test('informational events and unknown event types change nothing', () => {
 
 test('a poll of a succeeded checkout settles it; as an event it does not', () => {
   const extra = { card_psp_subscription_id: SUB, card_psp_event_type: 'checkout.updated' };
-  assert.deepEqual(checkoutStatusAction('succeeded', null, 'poll', extra), {
+  const paid = { amountMinor: 1999, currency: 'USD' };
+  assert.deepEqual(checkoutStatusAction('succeeded', null, 'poll', { enrichment: extra, paid }), {
     kind: 'payment',
     outcome: 'succeeded',
+    paid,
     enrichment: extra,
   });
   assert.deepEqual(checkoutStatusAction('succeeded', null, 'event'), NONE);

@@ -122,11 +122,16 @@ describe('rollup split', () => {
 });
 
 describe('exact JSON', () => {
-  test('every bigint is a string of its digits, whatever its size; other values as usual', () => {
-    assert.equal(exactJson({ a: 5n, z: 0n, b: 'x', c: 3 }), '{"a":"5","z":"0","b":"x","c":3}');
+  test('every bigint is a JSON integer with its exact digits, whatever its size (D14)', () => {
+    assert.equal(exactJson({ a: 5n, z: 0n, b: 'x', c: 3 }), '{"a":5,"z":0,"b":"x","c":3}');
     assert.equal(
       exactJson({ s: 12000000000000007n, n: -12000000000000007n, list: [9223372036854775817n] }),
-      '{"s":"12000000000000007","n":"-12000000000000007","list":["9223372036854775817"]}',
+      '{"s":12000000000000007,"n":-12000000000000007,"list":[9223372036854775817]}',
     );
+  });
+
+  test('a string that looks like a placeholder stays a string', () => {
+    const out = exactJson({ name: ':12345', big: 12000000000000007n, n: '7' });
+    assert.equal(out, '{"name":":12345","big":12000000000000007,"n":"7"}');
   });
 });

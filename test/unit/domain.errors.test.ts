@@ -57,6 +57,25 @@ test('the contract rows: exact status and body', () => {
       'provider checkout failed: email is required',
     ],
     [errorReply('refund_failed', 'window expired'), 502, 'refund failed: window expired'],
+    // D15: an unknown outcome is 504 with the same text as the refusal's 502.
+    [
+      errorReply('provider_checkout_unknown', 'idr_psp did not answer within 15000 ms'),
+      504,
+      'provider checkout failed: idr_psp did not answer within 15000 ms',
+    ],
+    [
+      errorReply('refund_unknown', 'idr_psp unreachable'),
+      504,
+      'refund failed: idr_psp unreachable',
+    ],
+    [errorReply('cancel_failed', 'no'), 502, 'cancel failed: no'],
+    [
+      errorReply('cancel_unknown', 'idr_psp unreachable'),
+      504,
+      'cancel failed: idr_psp unreachable',
+    ],
+    [errorReply('sync_failed', 'no'), 502, 'sync failed: no'],
+    [errorReply('sync_unknown', 'idr_psp unreachable'), 504, 'sync failed: idr_psp unreachable'],
     [errorReply('unavailable'), 503, 'service unavailable'],
     [errorReply('body_too_large'), 413, 'body too large'],
     [errorReply('not_found'), 404, 'not found'],

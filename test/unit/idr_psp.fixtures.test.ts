@@ -55,7 +55,11 @@ test('every documented settlement notification verifies with the signature rule 
         eventType: 'settlement',
         paymentId: doc.order_id,
         providerRef: doc.transaction_id,
-        action: { kind: 'payment', outcome: 'succeeded' },
+        action: {
+          kind: 'payment',
+          outcome: 'succeeded',
+          paid: { amountMinor: Number(doc.gross_amount), currency: doc.currency ?? 'IDR' },
+        },
       },
       name,
     );

@@ -13,9 +13,16 @@ const tx = (over: Partial<StatusFields>): StatusFields => ({
   transaction_status: 'pending',
   status_message: 'provider says so',
   transaction_id: 'tx-1',
+  gross_amount: '10000.00',
   currency: 'IDR',
   ...over,
 });
+
+const PAID: InboundAction = {
+  kind: 'payment',
+  outcome: 'succeeded',
+  paid: { amountMinor: 10000, currency: 'IDR' },
+};
 
 const failed = (errorText: string): InboundAction => ({
   kind: 'payment',
@@ -25,17 +32,9 @@ const failed = (errorText: string): InboundAction => ({
 
 // The table of docs/providers/idr_psp.md, row by row.
 const ROWS: [string, Partial<StatusFields>, InboundAction][] = [
-  ['settlement', { transaction_status: 'settlement' }, { kind: 'payment', outcome: 'succeeded' }],
-  [
-    'capture, fraud accept',
-    { transaction_status: 'capture', fraud_status: 'accept' },
-    { kind: 'payment', outcome: 'succeeded' },
-  ],
-  [
-    'capture, no fraud_status',
-    { transaction_status: 'capture' },
-    { kind: 'payment', outcome: 'succeeded' },
-  ],
+  ['settlement', { transaction_status: 'settlement' }, PAID],
+  ['capture, fraud accept', { transaction_status: 'capture', fraud_status: 'accept' }, PAID],
+  ['capture, no fraud_status', { transaction_status: 'capture' }, PAID],
   [
     'capture, fraud challenge',
     { transaction_status: 'capture', fraud_status: 'challenge' },
@@ -113,7 +112,7 @@ const ROWS: [string, Partial<StatusFields>, InboundAction][] = [
       transaction_status: 'settlement',
       refunds: [{ refund_chargeback_id: 3, refund_amount: '100.00', refund_key: 'rk-3' }],
     },
-    { kind: 'payment', outcome: 'succeeded' },
+    PAID,
   ],
   [
     'partial_refund whose last refund failed: its own amount, not the total refunded',

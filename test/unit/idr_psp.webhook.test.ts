@@ -110,7 +110,11 @@ test('parseWebhook names the payment by order_id and the transaction by transact
     eventType: 'settlement',
     paymentId: ORDER_ID,
     providerRef: '513f1f01-c9da-474c-9fc9-d5c64364b709',
-    action: { kind: 'payment', outcome: 'succeeded' },
+    action: {
+      kind: 'payment',
+      outcome: 'succeeded',
+      paid: { amountMinor: 10000, currency: 'IDR' },
+    },
   });
 });
 

@@ -35,7 +35,11 @@ test('the documented PAYMENT.CAPTURE.COMPLETED: the SDK schema accepts it, the a
     eventType: 'PAYMENT.CAPTURE.COMPLETED',
     paymentId: '0a1b2c3d4e5f60718293a4b5c6d7e901',
     providerRef: '5O190127TN364715T',
-    action: { kind: 'payment', outcome: 'succeeded' },
+    action: {
+      kind: 'payment',
+      outcome: 'succeeded',
+      paid: { amountMinor: 251, currency: 'USD' },
+    },
   });
 });
 
@@ -87,8 +91,10 @@ test('the fallback sends the documented verify request and trusts only the docum
   };
   answer = fixture('verify_webhook_signature.response.json');
   verifyRequests = [];
+  // The documented transmission is from 2016: verified as of when it was sent.
+  const sentAt = Date.parse(String(documentedRequest.transmission_time));
   assert.equal(
-    await walletPsp.verifyWebhook(endpoint, headers, Buffer.from(JSON.stringify(event))),
+    await walletPsp.verifyWebhook(endpoint, headers, Buffer.from(JSON.stringify(event)), sentAt),
     true,
   );
   assert.equal(verifyRequests.length, 1);

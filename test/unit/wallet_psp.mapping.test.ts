@@ -79,11 +79,17 @@ describe('event mapping (docs/providers/wallet_psp.md)', () => {
       );
     }
   });
-  test('PAYMENT.CAPTURE.COMPLETED -> succeeded', () => {
+  test('PAYMENT.CAPTURE.COMPLETED -> succeeded, with what the capture took', () => {
     assert.deepEqual(action('PAYMENT.CAPTURE.COMPLETED', 'capture', capture('COMPLETED')), {
       kind: 'payment',
       outcome: 'succeeded',
+      paid: { amountMinor: 1234, currency: 'EUR' },
     });
+    // A capture that does not say what it took is never read as paid.
+    assert.throws(
+      () => action('PAYMENT.CAPTURE.COMPLETED', 'capture', { id: 'X', custom_id: pid }),
+      /capture carries no readable amount/,
+    );
   });
   test('PAYMENT.CAPTURE.DENIED -> failed with the provider text verbatim', () => {
     assert.deepEqual(
@@ -226,7 +232,8 @@ describe('event mapping (docs/providers/wallet_psp.md)', () => {
   test('every known event type is mapped', () => {
     assert.ok(WP_EVENT_TYPES.includes('PAYMENT.REFUND.FAILED'));
     for (const t of WP_EVENT_TYPES) {
-      assert.doesNotThrow(() => action(t, 'refund', { id: 'X', custom_id: pid }));
+      const amount = { currency_code: 'USD', value: '1.00' };
+      assert.doesNotThrow(() => action(t, 'refund', { id: 'X', custom_id: pid, amount }));
     }
   });
 });
@@ -241,7 +248,11 @@ describe('order status mapping (fetchStatus)', () => {
     assert.deepEqual(orderAction(order('COMPLETED')), { kind: 'none' });
   });
   test('a completed order by its capture', () => {
-    const ok = { kind: 'payment', outcome: 'succeeded' };
+    const ok = {
+      kind: 'payment',
+      outcome: 'succeeded',
+      paid: { amountMinor: 1234, currency: 'EUR' },
+    };
     assert.deepEqual(orderAction(order('COMPLETED', capture('COMPLETED'))), ok);
     assert.deepEqual(orderAction(order('COMPLETED', capture('REFUNDED'))), ok);
     assert.deepEqual(orderAction(order('COMPLETED', capture('PARTIALLY_REFUNDED'))), ok);

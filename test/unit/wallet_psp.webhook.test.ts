@@ -158,9 +158,13 @@ describe('verifyWebhook', () => {
   });
 
   /** Signs as the provider does, computed here independently of the adapter's code. */
-  function transmit(body: string, certPath = '/api/v1/notifications/certs/CERT-x509') {
+  function transmit(
+    body: string,
+    certPath = '/api/v1/notifications/certs/CERT-x509',
+    sentAt = Date.now(),
+  ) {
     const transmissionId = '69cd13f0-d67a-11e5-baa3-778b53f4ae55';
-    const transmissionTime = '2026-02-18T20:01:35Z';
+    const transmissionTime = new Date(sentAt).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const message = `${transmissionId}|${transmissionTime}|${webhookId}|${crc32Bitwise(Buffer.from(body))}`;
     return {
       'paypal-transmission-id': transmissionId,
@@ -180,6 +184,20 @@ describe('verifyWebhook', () => {
     assert.equal(await walletPsp.verifyWebhook(endpoint(), h, Buffer.from(body)), true);
     assert.equal(await walletPsp.verifyWebhook(endpoint(), h, Buffer.from(body)), true);
     assert.equal(hits, 1);
+  });
+
+  test('a transmission older than four days, or from the future, is not verified', async () => {
+    const day = 86_400_000;
+    const cert = '/api/v1/notifications/certs/CERT-x509';
+    const now = Date.now();
+    const at = (sentAt: number) => transmit(body, cert, sentAt);
+    const ok = (h: Record<string, string>) =>
+      walletPsp.verifyWebhook(endpoint(), h, Buffer.from(body), now);
+    assert.equal(await ok(at(now - 3.9 * day)), true);
+    assert.equal(await ok(at(now - 4 * day - 60_000)), false);
+    assert.equal(await ok(at(now + 4 * 60_000)), true);
+    assert.equal(await ok(at(now + 6 * 60_000)), false);
+    assert.equal(await ok({ ...at(now), 'paypal-transmission-time': 'yesterday' }), false);
   });
 
   test('an SPKI public key PEM is accepted too', async () => {
@@ -307,6 +325,7 @@ describe('parseWebhook references', () => {
       resource: {
         id: 'CAP1',
         status: 'COMPLETED',
+        amount: { currency_code: 'USD', value: '5.00' },
         custom_id: pid,
         supplementary_data: { related_ids: { order_id: 'ORDER1' } },
       },
@@ -316,7 +335,11 @@ describe('parseWebhook references', () => {
     const onlyOrder = parse({
       event_type: 'PAYMENT.CAPTURE.COMPLETED',
       resource_type: 'capture',
-      resource: { id: 'CAP1', supplementary_data: { related_ids: { order_id: 'ORDER2' } } },
+      resource: {
+        id: 'CAP1',
+        amount: { currency_code: 'USD', value: '5.00' },
+        supplementary_data: { related_ids: { order_id: 'ORDER2' } },
+      },
     });
     assert.equal(onlyOrder.paymentId, undefined);
     assert.equal(onlyOrder.providerRef, 'ORDER2');

@@ -15,7 +15,7 @@ const WINDOWS = [1, 7, 30, 90, 366];
 
 const isQuiet = (c: CurrencyTotals) =>
   c.succeeded_count === 0 &&
-  c.refunded_minor === '0' &&
+  Number(c.refunded_minor) === 0 &&
   !c.failed_count &&
   !c.canceled_count &&
   !c.initiated_count;

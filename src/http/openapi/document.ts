@@ -355,7 +355,7 @@ function operations(): Operation[] {
       ok: {
         200: {
           schema: 'Summary',
-          description: 'The totals; sums are exact decimal strings.',
+          description: 'The totals; sums are JSON integers, exact at any size.',
           example: EXAMPLES.summary,
         },
       },

@@ -187,22 +187,39 @@ export const PAYMENT_CREATE: ErrorTable = merge(
       ),
   ),
   fixed('payment_create_failed', 'customer_upsert_failed', 'store_provider_ref'),
+  // D15: 502 the provider refused, 504 its answer is unknown (the payment stays initiated).
   templated('provider_checkout_failed', [
     {
-      name: "the provider's text, or what happened",
+      name: "the provider's text",
       pattern: ANY,
-      example: 'card_psp timed out after 15000 ms',
+      example: 'customer_details.email is required for qris',
+    },
+  ]),
+  templated('provider_checkout_unknown', [
+    {
+      name: 'what happened',
+      pattern: ANY,
+      example: 'idr_psp did not answer within 15000 ms',
     },
   ]),
 );
 
-const REFUND_FAILED = templated('refund_failed', [
-  {
-    name: "the provider's text, or what happened",
-    pattern: ANY,
-    example: 'card_psp refunds are made at the provider',
-  },
-]);
+const REFUND_FAILED = merge(
+  templated('refund_failed', [
+    {
+      name: "the provider's text",
+      pattern: ANY,
+      example: 'card_psp refunds are made at the provider',
+    },
+  ]),
+  templated('refund_unknown', [
+    {
+      name: 'what happened',
+      pattern: ANY,
+      example: 'idr_psp did not answer within 15000 ms',
+    },
+  ]),
+);
 
 export const REFUND_RULES: ErrorTable = merge(
   templated('refund_needs_succeeded', [
@@ -220,13 +237,29 @@ export const CANCEL: ErrorTable = merge(
   fixed('already_refunded'),
   REFUND_FAILED,
   templated('cancel_failed', [
-    { name: "the provider's text", pattern: ANY, example: 'provider unreachable' },
+    {
+      name: "the provider's text",
+      pattern: ANY,
+      example: 'Merchant cannot modify the status of the transaction',
+    },
+  ]),
+  templated('cancel_unknown', [
+    { name: 'what happened', pattern: ANY, example: 'provider unreachable' },
   ]),
 );
 
-export const SYNC: ErrorTable = templated('sync_failed', [
-  { name: "the provider's text", pattern: ANY, example: 'provider unreachable' },
-]);
+export const SYNC: ErrorTable = merge(
+  templated('sync_failed', [
+    {
+      name: "the provider's text",
+      pattern: ANY,
+      example: "Transaction doesn't exist.",
+    },
+  ]),
+  templated('sync_unknown', [
+    { name: 'what happened', pattern: ANY, example: 'provider unreachable' },
+  ]),
+);
 
 const timeMessage = (name: string) =>
   `${name} must be an RFC 3339 timestamp or a date YYYY-MM-DD (UTC)`;

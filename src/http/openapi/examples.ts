@@ -57,10 +57,10 @@ const subscriptionEvent = (event: OutboundEventType) => ({
 
 const FIGURES = {
   succeeded_count: 1,
-  succeeded_minor: '10000',
+  succeeded_minor: 10000,
   refunded_count: 1,
-  refunded_minor: '5000',
-  net_minor: '5000',
+  refunded_minor: 5000,
+  net_minor: 5000,
   failed_count: 0,
   canceled_count: 0,
   initiated_count: 0,
@@ -222,7 +222,7 @@ export const EXAMPLES = {
   timeseries: {
     days: 1,
     mode: 'test',
-    buckets: [{ day: '2025-01-02', currency: 'IDR', succeeded_count: 1, succeeded_minor: '10000' }],
+    buckets: [{ day: '2025-01-02', currency: 'IDR', succeeded_count: 1, succeeded_minor: 10000 }],
   },
   paymentList: {
     mode: '',
@@ -344,7 +344,7 @@ export const EXAMPLES = {
         mode: 'test',
         source: 'real',
         currency: 'EUR',
-        available_minor: '12000',
+        available_minor: 12000,
         as_of: LATER,
       },
       {
@@ -352,7 +352,7 @@ export const EXAMPLES = {
         mode: 'test',
         source: 'calculated',
         currency: 'IDR',
-        available_minor: '10000',
+        available_minor: 10000,
       },
     ],
     errors: [],

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseListLimit } from '../../domain/adminQuery.js';
 import { apiError } from '../../domain/errors.js';
-import type { Gateway } from '../../gateway.js';
+import { serviceDeps, type Gateway } from '../../gateway.js';
 import { auditFor, listAudit, type Audit, type AuditAction } from '../../services/audit.js';
 import { redeliverAppEvents } from '../../services/events.js';
 import { listStuck } from '../../services/stuck.js';
@@ -34,11 +34,7 @@ export function registerOpsRoutes(app: FastifyInstance, gw: Gateway): void {
     sendJson(
       reply,
       200,
-      await syncPayment(
-        { pool: gw.pool, providers: gw.providers, providerTimeoutMs: gw.config.providerTimeoutMs },
-        req.params.id,
-        requestAudit(req, 'payment.sync'),
-      ),
+      await syncPayment(serviceDeps(gw), req.params.id, requestAudit(req, 'payment.sync')),
     ),
   );
 

@@ -66,6 +66,8 @@ async function registerCheckout(
   // the app sees (docs/api.md#create-a-payment: the card provider needs card_psp_product_id).
   const body: CheckoutCreate = {
     products: productId ? [productId] : [],
+    allow_discount_codes: false,
+    allow_trial: false,
     external_customer_id: input.externalUserId,
     success_url: input.returnUrl,
     metadata: { payment_id: input.paymentId },
@@ -105,5 +107,14 @@ async function checkoutAction(ctx: ProviderContext, checkoutId: string): Promise
     // The status change a poll observes is the one checkout.updated reports.
     extra = enrichment('checkout.updated', subId, sub?.current_period_end);
   }
-  return checkoutStatusAction(checkout.status, checkout.failure_reason, 'poll', extra);
+  // Net of discounts, before tax: what the checkout charged for the payment.
+  const net = checkout.net_amount ?? checkout.amount;
+  const paid =
+    typeof net === 'number' && checkout.currency
+      ? { amountMinor: net, currency: checkout.currency.toUpperCase() }
+      : null;
+  return checkoutStatusAction(checkout.status, checkout.failure_reason, 'poll', {
+    enrichment: extra,
+    paid,
+  });
 }

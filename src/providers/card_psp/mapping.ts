@@ -3,7 +3,7 @@
  * are exhaustive over the provider's documented values (a new value fails to compile), and the
  * table in docs/providers/card_psp.md mirrors them row for row.
  */
-import { BadReference, type InboundAction, type InboundEvent } from '../types.js';
+import { BadReference, type InboundAction, type InboundEvent, type Money } from '../types.js';
 import type {
   CardPspEvent,
   CheckoutStatus,
@@ -49,16 +49,24 @@ export function checkoutStatusAction(
   status: CheckoutStatus,
   failureReason: string | null | undefined,
   via: 'event' | 'poll',
-  pollEnrichment: Record<string, unknown> = {},
+  poll: { enrichment: Record<string, unknown>; paid: Money | null } = {
+    enrichment: {},
+    paid: null,
+  },
 ): InboundAction {
   switch (status) {
     case 'open':
     case 'confirmed':
       return { kind: 'none' };
     case 'succeeded':
-      return via === 'event'
-        ? { kind: 'none' }
-        : { kind: 'payment', outcome: 'succeeded', enrichment: pollEnrichment };
+      if (via === 'event') return { kind: 'none' };
+      if (!poll.paid) throw new BadReference('succeeded checkout carries no amount');
+      return {
+        kind: 'payment',
+        outcome: 'succeeded',
+        paid: poll.paid,
+        enrichment: poll.enrichment,
+      };
     case 'failed':
       return {
         kind: 'payment',
@@ -104,10 +112,26 @@ function orderPaid(type: string, order: DecodedOrder): InboundAction {
     case 'subscription_create':
     case null:
       // An unknown reason on a paid order tied to our payment still means it was paid.
-      return { kind: 'payment', outcome: 'succeeded', enrichment: extra };
+      return {
+        kind: 'payment',
+        outcome: 'succeeded',
+        paid: orderNet(type, order),
+        enrichment: extra,
+      };
     default:
       return unreachable(reason);
   }
+}
+
+/**
+ * What the order charged for the payment: its net amount (after any discount, before the tax
+ * the provider adds as merchant of record), in its currency.
+ */
+function orderNet(type: string, order: DecodedOrder): Money {
+  if (order.net_amount === undefined || !order.currency) {
+    throw new BadReference(`${type} ${order.id} carries no net_amount or currency`);
+  }
+  return { amountMinor: order.net_amount, currency: order.currency.toUpperCase() };
 }
 
 function subscriptionAction(
@@ -155,12 +179,14 @@ export function mapEvent(ev: CardPspEvent): InboundEvent {
           out.paymentId = undefined;
           out.providerRef = order.id;
         }
-        // One refund per payment (docs/api.md#create-a-refund), so the order id names the refund uniquely.
+        // The order's first refund is named by the order id; refunded_amount is the running
+        // total, so a later refund of the same order is the difference (services/refunds.ts).
         out.action = {
           kind: 'refund',
           outcome: 'succeeded',
           providerRefundRef: order.id,
           amountMinor: order.refunded_amount || order.total_amount,
+          ...(order.refunded_amount ? { refundedTotalMinor: order.refunded_amount } : {}),
         };
       }
       break;

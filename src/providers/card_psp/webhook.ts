@@ -164,6 +164,7 @@ function decodeOrder(type: string, d: Obj): DecodedOrder {
     status: oneOf(ORDER_STATUSES, d.status) ? d.status : undefined,
     billing_reason: oneOf(BILLING_REASONS, d.billing_reason) ? d.billing_reason : null,
     total_amount: optInt(d, 'total_amount'),
+    net_amount: optInt(d, 'net_amount'),
     refunded_amount: optInt(d, 'refunded_amount'),
     currency: optString(d, 'currency') ?? undefined,
     checkout_id: optString(d, 'checkout_id'),

@@ -47,6 +47,10 @@ export interface AdHocPrice {
 /** POST /v1/checkouts/ body (the fields we send). */
 export interface CheckoutCreate {
   products: string[];
+  /** Off: a buyer's discount code would make the provider take less than the payment. */
+  allow_discount_codes: boolean;
+  /** Off: a product's trial would start the subscription without taking the payment. */
+  allow_trial: boolean;
   prices?: Record<string, AdHocPrice[]>;
   customer_email?: string;
   external_customer_id: string;
@@ -64,6 +68,8 @@ export interface Checkout {
   success_url: string;
   product_id: string;
   amount: number;
+  /** The amount after discount, before tax: what the merchant asked for, net of discounts. */
+  net_amount?: number;
   total_amount: number;
   currency: string;
   customer_email: string | null;
@@ -195,6 +201,7 @@ export type DecodedOrder = Pick<Order, 'id'> &
       Order,
       | 'status'
       | 'total_amount'
+      | 'net_amount'
       | 'refunded_amount'
       | 'currency'
       | 'checkout_id'

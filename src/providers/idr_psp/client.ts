@@ -2,6 +2,7 @@ import { testScenarioFor } from '../../domain/testScenarios.js';
 import {
   ProviderError,
   type InboundAction,
+  type InboundEvent,
   type ProviderContext,
   type ProviderPaymentRef,
   type RefundInput,
@@ -10,7 +11,12 @@ import {
   type RegisteredPayment,
   type RegistrationLookup,
 } from '../types.js';
-import { mapTransactionStatus, toGrossAmount } from './mapping.js';
+import {
+  confirmedActions,
+  mapTransactionStatus,
+  toGrossAmount,
+  type StatusFields,
+} from './mapping.js';
 import {
   basicAuth,
   METHODS,
@@ -227,15 +233,16 @@ function unchosenSnapOrder(ref: ProviderPaymentRef, a: WireAnswer): InboundActio
   };
 }
 
+/** A status answer: the transaction as the mapping reads it, or what its absence means. */
+type StatusAnswer =
+  { kind: 'transaction'; tx: StatusFields } | { kind: 'absent'; action: InboundAction };
+
 /**
  * GET /v2/{order_id}/status. A 404 for an order whose registration never answered means the
  * provider never registered it: the buyer never received a checkout URL from us, so the
  * payment can never be paid and is failed. A 404 for a registered one: unchosenSnapOrder.
  */
-export async function fetchTransactionStatus(
-  ctx: ProviderContext,
-  ref: ProviderPaymentRef,
-): Promise<InboundAction> {
+async function readStatus(ctx: ProviderContext, ref: ProviderPaymentRef): Promise<StatusAnswer> {
   const a = await call(
     ctx,
     'GET',
@@ -243,24 +250,53 @@ export async function fetchTransactionStatus(
   );
   const tx = a.body as Partial<TransactionWire>;
   if (a.status < 500 && typeof tx.transaction_status === 'string' && tx.order_id) {
-    return mapTransactionStatus({
-      transaction_status: tx.transaction_status,
-      status_message: typeof tx.status_message === 'string' ? tx.status_message : '',
-      transaction_id: typeof tx.transaction_id === 'string' ? tx.transaction_id : '',
-      fraud_status: typeof tx.fraud_status === 'string' ? tx.fraud_status : undefined,
-      currency: typeof tx.currency === 'string' ? tx.currency : 'IDR',
-      refund_amount: typeof tx.refund_amount === 'string' ? tx.refund_amount : undefined,
-      refunds: Array.isArray(tx.refunds) ? tx.refunds : undefined,
-    });
+    return {
+      kind: 'transaction',
+      tx: {
+        transaction_status: tx.transaction_status,
+        gross_amount: typeof tx.gross_amount === 'string' ? tx.gross_amount : '',
+        status_message: typeof tx.status_message === 'string' ? tx.status_message : '',
+        transaction_id: typeof tx.transaction_id === 'string' ? tx.transaction_id : '',
+        fraud_status: typeof tx.fraud_status === 'string' ? tx.fraud_status : undefined,
+        currency: typeof tx.currency === 'string' ? tx.currency : 'IDR',
+        refund_amount: typeof tx.refund_amount === 'string' ? tx.refund_amount : undefined,
+        refunds: Array.isArray(tx.refunds) ? tx.refunds : undefined,
+      },
+    };
   }
   if (a.status === 404) {
-    if (ref.providerRef !== null) return unchosenSnapOrder(ref, a);
-    return { kind: 'payment', outcome: 'failed', errorText: providerText(a) };
+    if (ref.providerRef !== null) return { kind: 'absent', action: unchosenSnapOrder(ref, a) };
+    return {
+      kind: 'absent',
+      action: { kind: 'payment', outcome: 'failed', errorText: providerText(a) },
+    };
   }
   if (a.status < 300) {
     throw new ProviderError('indeterminate', 'idr_psp answered the status check without a status');
   }
   throw failure(a);
+}
+
+export async function fetchTransactionStatus(
+  ctx: ProviderContext,
+  ref: ProviderPaymentRef,
+): Promise<InboundAction> {
+  const s = await readStatus(ctx, ref);
+  return s.kind === 'transaction' ? mapTransactionStatus(s.tx) : s.action;
+}
+
+/**
+ * A notification is signed over order_id, status_code and gross_amount only, so its status,
+ * refunds and the rest are a hint: what the status API answers for the order is applied
+ * (docs/providers/idr_psp.md, "What a notification is trusted for").
+ */
+export async function confirmNotification(
+  ctx: ProviderContext,
+  ref: ProviderPaymentRef,
+  claimed: InboundEvent,
+): Promise<InboundAction[]> {
+  const s = await readStatus(ctx, ref);
+  return s.kind === 'transaction' ? confirmedActions(s.tx, claimed.action) : [s.action];
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { PaymentProvider } from '../types.js';
 import {
   cancelTransaction,
+  confirmNotification,
   fetchTransactionStatus,
   findRegistration,
   refundTransaction,
@@ -25,6 +26,7 @@ export const idrPsp: PaymentProvider = {
     return parseNotification(rawBody);
   },
   fetchStatus: fetchTransactionStatus,
+  confirmEvent: confirmNotification,
   findRegistration,
   refund: refundTransaction,
   cancel: cancelTransaction,

@@ -1,11 +1,17 @@
 import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
-import type { InboundAction } from '../types.js';
-import { isTransactionStatus, type TransactionStatus, type TransactionWire } from './wire.js';
+import { BadReference, type InboundAction, type Money } from '../types.js';
+import {
+  isTransactionStatus,
+  type RefundEntryWire,
+  type TransactionStatus,
+  type TransactionWire,
+} from './wire.js';
 
 /** What the mapping reads of a notification or a status answer. */
 export type StatusFields = Pick<
   TransactionWire,
   | 'transaction_status'
+  | 'gross_amount'
   | 'status_message'
   | 'transaction_id'
   | 'fraud_status'
@@ -33,14 +39,14 @@ export function mapTransactionStatus(tx: StatusFields): InboundAction {
       // A refund the paying wallet declined leaves the transaction settled; its
       // notification names the refund as the last refunds[] entry.
       if (tx.refunds?.at(-1)?.status === 'failed') return refundAction(tx);
-      return { kind: 'payment', outcome: 'succeeded' };
+      return { kind: 'payment', outcome: 'succeeded', paid: grossPaid(tx) };
     case 'capture':
       // Card captures wait for the fraud screen: challenge is resolved by a later event.
       if (tx.fraud_status === 'challenge') return { kind: 'none' };
       if (tx.fraud_status === 'deny') {
         return { kind: 'payment', outcome: 'failed', errorText: tx.status_message };
       }
-      return { kind: 'payment', outcome: 'succeeded' };
+      return { kind: 'payment', outcome: 'succeeded', paid: grossPaid(tx) };
     case 'pending':
     case 'authorize':
       return { kind: 'none' };
@@ -65,12 +71,22 @@ export function mapTransactionStatus(tx: StatusFields): InboundAction {
   }
 }
 
+/**
+ * What the buyer paid, as the provider states it: gross_amount in the transaction's
+ * currency. An amount that is not one is never read as a payment.
+ */
+export function grossPaid(tx: Pick<StatusFields, 'gross_amount' | 'currency'>): Money {
+  const currency = tx.currency || 'IDR';
+  const amountMinor = decimalToMinor(tx.gross_amount, currency);
+  if (amountMinor === null) {
+    throw new BadReference(`gross_amount ${JSON.stringify(tx.gross_amount)} is not an amount`);
+  }
+  return { amountMinor, currency };
+}
+
 function refundAction(tx: StatusFields): InboundAction {
   const last = tx.refunds?.at(-1);
-  const ref =
-    last?.refund_key ||
-    (last?.refund_chargeback_id !== undefined ? String(last.refund_chargeback_id) : '') ||
-    tx.transaction_id;
+  const ref = last ? refundRef(last, tx) : tx.transaction_id;
   const failed = last?.status === 'failed';
   // The top-level refund_amount is the total refunded, never the amount of a declined one.
   const amountText = failed ? last.refund_amount : (last?.refund_amount ?? tx.refund_amount);
@@ -83,4 +99,64 @@ function refundAction(tx: StatusFields): InboundAction {
     ...(amountMinor === null ? {} : { amountMinor }),
     ...(failed ? { errorText: tx.status_message } : {}),
   };
+}
+
+/** Statuses the provider moves a transaction to only after it was paid. */
+const AFTER_PAYMENT: readonly string[] = [
+  'refund',
+  'partial_refund',
+  'chargeback',
+  'partial_chargeback',
+];
+
+/** The provider's name of one listed refund: our refund id when we made it, else its own id. */
+function refundRef(entry: RefundEntryWire, tx: Pick<StatusFields, 'transaction_id'>): string {
+  return (
+    entry.refund_key ||
+    (entry.refund_chargeback_id !== undefined ? String(entry.refund_chargeback_id) : '') ||
+    tx.transaction_id
+  );
+}
+
+/**
+ * What a status answer confirms, in the order to apply it: the payment's outcome (a
+ * transaction refunded or charged back was paid first), then every completed refund it lists
+ * (the status API lists completed refunds only, each with its amount), so a second refund
+ * made in the provider's dashboard is on record as well as the one the event named. A
+ * declined refund appears in its own notification only: it is believed for a refund the
+ * answer does not list as completed.
+ */
+export function confirmedActions(tx: StatusFields, claimed: InboundAction): InboundAction[] {
+  const paidFirst = AFTER_PAYMENT.includes(tx.transaction_status);
+  const out: InboundAction[] = [
+    paidFirst
+      ? { kind: 'payment', outcome: 'succeeded', paid: grossPaid(tx) }
+      : mapTransactionStatus({ ...tx, refunds: undefined }),
+  ];
+  const listed = new Set<string>();
+  for (const entry of tx.refunds ?? []) {
+    if (entry.status === 'failed') continue;
+    const ref = refundRef(entry, tx);
+    const amountMinor =
+      entry.refund_amount === undefined
+        ? null
+        : decimalToMinor(entry.refund_amount, tx.currency || 'IDR');
+    if (amountMinor === null) continue;
+    listed.add(ref);
+    out.push({
+      kind: 'refund',
+      outcome: 'succeeded',
+      providerRefundRef: ref,
+      amountMinor,
+      onlyByRef: true,
+    });
+  }
+  if (
+    claimed.kind === 'refund' &&
+    claimed.outcome === 'failed' &&
+    !listed.has(claimed.providerRefundRef)
+  ) {
+    out.push(claimed);
+  }
+  return out;
 }

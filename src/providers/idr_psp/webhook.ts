@@ -69,6 +69,7 @@ export function parseNotification(rawBody: Buffer): InboundEvent {
   const n = body as Partial<NotificationWire>;
   const action = mapTransactionStatus({
     transaction_status: status,
+    gross_amount: str(n.gross_amount) ?? '',
     status_message: str(n.status_message) ?? '',
     transaction_id: transactionId,
     fraud_status: str(n.fraud_status),
@@ -76,10 +77,14 @@ export function parseNotification(rawBody: Buffer): InboundEvent {
     refund_amount: str(n.refund_amount),
     refunds: Array.isArray(n.refunds) ? n.refunds : undefined,
   });
+  // A declined refund is the one thing taken from a notification's body (the status API lists
+  // completed refunds only), so its signed status_code must say so: 202, as the provider
+  // sends it. Anything else naming a failed refund is an edited body: nothing to apply.
+  const declinedRefund = action.kind === 'refund' && action.outcome === 'failed';
   return {
     eventType: status || 'unknown',
     paymentId: orderId,
     providerRef: transactionId,
-    action,
+    action: declinedRefund && str(body.status_code) !== '202' ? { kind: 'none' } : action,
   };
 }

@@ -1,7 +1,10 @@
 import { testScenarioFor } from '../../domain/testScenarios.js';
 import { minorToDecimal } from '../../domain/money.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import type {
   InboundAction,
+  InboundEvent,
+  Transmission,
   PaymentProvider,
   ProviderContext,
   ProviderPaymentRef,
@@ -9,13 +12,14 @@ import type {
   RegisteredPayment,
   RegistrationLookup,
 } from '../types.js';
-import { ProviderError } from '../types.js';
+import { BadReference, ProviderError } from '../types.js';
 import { apiCall, errorIssue, rejected } from './client.js';
-import { orderAction } from './mapping.js';
+import { confirmedRefundAction, orderAction } from './mapping.js';
 import { refund } from './refund.js';
 import { parseWebhook, verifyWebhook } from './webhook.js';
 import { fetchBalances, listPayouts } from './reporting.js';
-import { WP_CURRENCIES, type WpCreateOrderRequest, type WpOrder } from './wire.js';
+import type { WpRefundResource } from './refundWire.js';
+import { WP_CURRENCIES, WP_HEADER, type WpCreateOrderRequest, type WpOrder } from './wire.js';
 
 function isOrder(v: unknown): v is WpOrder {
   return (
@@ -108,14 +112,83 @@ async function findRegistration(
   }
 }
 
+async function getOrder(ctx: ProviderContext, orderId: string): Promise<WpOrder> {
+  const res = await apiCall(ctx, 'GET', orderPath(orderId));
+  if (res.status !== 200) throw rejected(res);
+  if (!isOrder(res.body)) throw new ProviderError('indeterminate', 'wallet_psp order unreadable');
+  return res.body;
+}
+
 async function fetchStatus(ctx: ProviderContext, ref: ProviderPaymentRef): Promise<InboundAction> {
   // Orders are found by id only; a create that never answered is retried by the payment
   // flow under the same request id, which returns the order if it exists.
   if (!ref.providerRef) return { kind: 'none' };
-  const res = await apiCall(ctx, 'GET', orderPath(ref.providerRef));
+  return orderAction(await getOrder(ctx, ref.providerRef));
+}
+
+function isRefund(v: unknown): v is WpRefundResource {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as WpRefundResource).id === 'string' &&
+    typeof (v as WpRefundResource).status === 'string'
+  );
+}
+
+/** The capture a refund belongs to: PayPal links each refund `up` to its capture. */
+function captureIdOf(refund: WpRefundResource): string | null {
+  const up = (refund.links ?? []).find((l) => l.rel === 'up');
+  if (!up) return null;
+  let path: string;
+  try {
+    path = new URL(up.href).pathname;
+  } catch {
+    return null;
+  }
+  const m = /\/v2\/payments\/captures\/([^/]+)$/.exec(path);
+  return m?.[1] ? decodeURIComponent(m[1]) : null;
+}
+
+/**
+ * The signature covers a CRC32 of the body, which anyone can make match, so the event only
+ * says which payment to ask about. The order (its capture and amount) is read from the
+ * provider for every event that would move money, and a refund event's refund from the
+ * refunds API, tied to the payment through its capture.
+ */
+async function confirmEvent(
+  ctx: ProviderContext,
+  ref: ProviderPaymentRef,
+  claimed: InboundEvent,
+): Promise<InboundAction[]> {
+  if (!ref.providerRef) return [{ kind: 'none' }];
+  const order = await getOrder(ctx, ref.providerRef);
+  const status = orderAction(order);
+  const claim = claimed.action;
+  if (claim.kind !== 'refund' || !claim.providerRefundRef) return [status];
+  const res = await apiCall(
+    ctx,
+    'GET',
+    `/v2/payments/refunds/${encodeURIComponent(claim.providerRefundRef)}`,
+  );
+  if (res.status === 404) return [status];
   if (res.status !== 200) throw rejected(res);
-  if (!isOrder(res.body)) throw new ProviderError('indeterminate', 'wallet_psp order unreadable');
-  return orderAction(res.body);
+  if (!isRefund(res.body)) throw new ProviderError('indeterminate', 'wallet_psp refund unreadable');
+  const refund = res.body;
+  const capture = order.purchase_units[0]?.payments?.captures?.[0];
+  if (!capture || captureIdOf(refund) !== capture.id) {
+    throw new BadReference(`refund ${JSON.stringify(refund.id)} belongs to another payment`);
+  }
+  return [status, confirmedRefundAction(refund)];
+}
+
+function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function transmission(headers: IncomingHttpHeaders): Transmission | null {
+  const id = headerValue(headers, WP_HEADER.transmissionId);
+  return id ? { id } : null;
 }
 
 async function capture(ctx: ProviderContext, ref: ProviderPaymentRef): Promise<void> {
@@ -137,6 +210,8 @@ export const walletPsp: PaymentProvider = {
   verifyWebhook,
   parseWebhook,
   fetchStatus,
+  confirmEvent,
+  transmission,
   findRegistration,
   capture,
   refund,

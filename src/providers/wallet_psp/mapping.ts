@@ -1,7 +1,7 @@
 import { decimalToMinor } from '../../domain/money.js';
-import type { InboundAction } from '../types.js';
+import { BadReference, type InboundAction, type Money } from '../types.js';
 import type { WpRefundResource, WpRefundStatus } from './refundWire.js';
-import type { WpCapture, WpOrder } from './wire.js';
+import type { WpCapture, WpMoney, WpOrder } from './wire.js';
 
 /** Every event type the adapter knows; anything else is acknowledged as { kind: 'none' }. */
 export const WP_EVENT_TYPES = [
@@ -43,7 +43,11 @@ export function eventAction(type: WpEventType, resource: unknown, summary: strin
     case 'CHECKOUT.ORDER.VOIDED':
       return { kind: 'payment', outcome: 'canceled' };
     case 'PAYMENT.CAPTURE.COMPLETED':
-      return { kind: 'payment', outcome: 'succeeded' };
+      return {
+        kind: 'payment',
+        outcome: 'succeeded',
+        paid: capturedMoney(resource as Partial<WpCapture>),
+      };
     case 'PAYMENT.CAPTURE.DENIED':
     case 'PAYMENT.CAPTURE.DECLINED':
       return {
@@ -69,6 +73,36 @@ export function eventAction(type: WpEventType, resource: unknown, summary: strin
     default:
       return unreachable(type);
   }
+}
+
+/** What a capture took, in minor units; an amount that is not one is never read as paid. */
+export function capturedMoney(capture: Partial<WpCapture>): Money {
+  const money = toMoney(capture.amount);
+  if (!money) throw new BadReference('capture carries no readable amount');
+  return money;
+}
+
+function toMoney(amount: Partial<WpMoney> | undefined): Money | null {
+  if (!amount || typeof amount.value !== 'string' || typeof amount.currency_code !== 'string') {
+    return null;
+  }
+  const amountMinor = decimalToMinor(amount.value, amount.currency_code);
+  return amountMinor === null ? null : { amountMinor, currency: amount.currency_code };
+}
+
+/**
+ * A refund as the provider's API answers it (GET /v2/payments/refunds/{id}): COMPLETED and
+ * FAILED or CANCELLED settle it, PENDING confirms nothing yet.
+ */
+export function confirmedRefundAction(refund: WpRefundResource): InboundAction {
+  const outcome = refundOutcome(refund.status);
+  if (outcome === 'pending') return { kind: 'none' };
+  const action = refundEventAction(
+    refund,
+    outcome,
+    outcome === 'failed' ? refundErrorText(refund) : undefined,
+  );
+  return action.kind === 'refund' && action.amountMinor !== undefined ? action : { kind: 'none' };
 }
 
 function refundEventAction(
@@ -157,7 +191,7 @@ function captureAction(capture: WpCapture): InboundAction {
     case 'PARTIALLY_REFUNDED':
     case 'REFUNDED':
       // Refunded later is still paid first; the refund has its own record.
-      return { kind: 'payment', outcome: 'succeeded' };
+      return { kind: 'payment', outcome: 'succeeded', paid: capturedMoney(capture) };
     case 'DECLINED':
     case 'FAILED':
       return { kind: 'payment', outcome: 'failed', errorText: captureErrorText(capture) };

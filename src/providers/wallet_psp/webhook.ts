@@ -204,8 +204,23 @@ async function verifyWithProvider(
 }
 
 /**
- * Verification as the provider documents it, in explicit steps: headers present, algorithm
- * expected, certificate from an allowed URL, signed message rebuilt from the raw bytes,
+ * How old a transmission may be: the provider redelivers an unacknowledged webhook for up to
+ * three days, a day more covers slow retries and clock drift. Older, or more than five
+ * minutes ahead of our clock: not verified, whatever its signature.
+ */
+export const MAX_TRANSMISSION_AGE_MS = 4 * 86_400_000;
+export const MAX_TRANSMISSION_SKEW_MS = 5 * 60_000;
+
+/** A transmission time the provider could have sent now (ISO 8601, within the bounds above). */
+export function transmissionTimeAcceptable(time: string, nowMs: number): boolean {
+  const t = Date.parse(time);
+  if (Number.isNaN(t)) return false;
+  return nowMs - t <= MAX_TRANSMISSION_AGE_MS && t - nowMs <= MAX_TRANSMISSION_SKEW_MS;
+}
+
+/**
+ * Verification as the provider documents it, in explicit steps: headers present, a
+ * transmission time inside the age bounds, algorithm expected, certificate from an allowed URL, signed message rebuilt from the raw bytes,
  * RSA-SHA256 check. A certificate we must not fetch (another host) or cannot (unreachable,
  * not a certificate) is never a reason to trust the delivery: the provider's own
  * verify-webhook-signature API decides then. Never throws: any failure is false (401 'bad
@@ -215,6 +230,7 @@ export async function verifyWebhook(
   endpoint: ProviderEndpointConfig,
   headers: IncomingHttpHeaders,
   rawBody: Buffer,
+  nowMs: number = Date.now(),
 ): Promise<boolean> {
   try {
     const transmissionId = headerValue(headers, WP_HEADER.transmissionId);
@@ -226,6 +242,7 @@ export async function verifyWebhook(
       return false;
     }
     if (algo !== WP_AUTH_ALGO) return false;
+    if (!transmissionTimeAcceptable(transmissionTime, nowMs)) return false;
     const signature = Buffer.from(sig, 'base64');
     if (signature.length === 0) return false;
     const key = certUrlAllowed(certUrl, endpoint.baseUrl) ? await loadKeySafely(certUrl) : null;

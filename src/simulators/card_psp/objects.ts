@@ -50,6 +50,9 @@ export interface SimCheckout {
   order: SimOrder | null;
   renewals: SimOrder[];
   subscription: SimSubscription | null;
+  /** As requested at create; the provider's default is true for both. */
+  allow_discount_codes?: boolean;
+  allow_trial?: boolean;
   /** Stored since the objects were built in full; derived for rows written before. */
   client_secret?: string;
   price_id?: string;
@@ -229,7 +232,7 @@ export function wireCheckout(c: SimCheckout, ctx: SimContext) {
     tax_behavior: null,
     total_amount: c.amount,
     currency: c.currency,
-    allow_trial: null,
+    allow_trial: c.allow_trial ?? true,
     active_trial_interval: null,
     active_trial_interval_count: null,
     trial_end: null,
@@ -237,7 +240,7 @@ export function wireCheckout(c: SimCheckout, ctx: SimContext) {
     product_id: c.product_id,
     product_price_id: price.id,
     discount_id: null,
-    allow_discount_codes: true,
+    allow_discount_codes: c.allow_discount_codes ?? true,
     require_billing_address: false,
     is_discount_applicable: false,
     is_free_product_price: false,

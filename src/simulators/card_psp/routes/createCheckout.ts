@@ -88,6 +88,9 @@ export function createCheckoutHandler(sim: CardPspSim) {
       external_customer_id:
         typeof body.external_customer_id === 'string' ? body.external_customer_id : null,
       customer_id: randomUUID(),
+      allow_discount_codes:
+        typeof body.allow_discount_codes === 'boolean' ? body.allow_discount_codes : true,
+      allow_trial: typeof body.allow_trial === 'boolean' ? body.allow_trial : true,
       client_secret: `polar_c_${randomBytes(24).toString('base64url')}`,
       price_id: randomUUID(),
       metadata,

@@ -99,14 +99,17 @@ export function registerTransactionRoutes(app: FastifyInstance, sim: Sim): void 
         );
       }
       sendJson(reply, out.answer.http, out.answer.body);
-      if (out.kind === 'canceled') {
+      // A completed refund is notified too (transaction_status refund or partial_refund), as
+      // the provider does, so a refund made outside the gateway (its dashboard) reaches it.
+      const refundDone = out.kind === 'refunded' && out.answer.body.status_code === '200';
+      if (out.kind === 'canceled' || refundDone) {
         // Like the provider, the notification follows the answer rather than preceding it.
         setImmediate(() => {
           notify(sim, tx).then(
             (res) =>
               gw.log.info(
                 { order_id: tx.order_id, gateway_status: res.gateway_status },
-                'idr_psp simulator sent cancel notification',
+                `idr_psp simulator sent ${out.kind === 'canceled' ? 'cancel' : 'refund'} notification`,
               ),
             (err: unknown) =>
               gw.log.warn({ err, order_id: tx.order_id }, 'idr_psp simulator: notification failed'),

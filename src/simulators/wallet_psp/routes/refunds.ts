@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findWalletOrderIdByCapture } from '../../../db/simObjects.js';
+import { findWalletCaptureIdByRefund, findWalletOrderIdByCapture } from '../../../db/simObjects.js';
 import { minorToDecimal } from '../../../domain/money.js';
 import type { SimulatorHost } from '../../host.js';
 import { header, rawBody, sendJson, sendText } from '../../reply.js';
@@ -135,6 +135,28 @@ export function registerRefundRoutes(app: FastifyInstance, deps: RefundRouteDeps
         },
       ],
     });
+  });
+
+  // A refund as it stands (GET /v2/payments/refunds/{id}, the SDK's getRefund).
+  app.get<{ Params: { id: string } }>('/v2/payments/refunds/:id', async (req, reply) => {
+    const token = await deps.authorize(req, reply);
+    if (!token) return reply;
+    const refundId = req.params.id;
+    const captureId = await findWalletCaptureIdByRefund(gw.pool, refundId);
+    const kept = captureId ? await store.get(captureId) : null;
+    const entry = kept?.refunds.find((r) => r.refund.id === refundId);
+    if (!kept || !entry || kept.clientId !== token.clientId) {
+      const err = apiError(404, {
+        field: 'refund_id',
+        value: refundId,
+        location: 'path',
+        issue: 'INVALID_RESOURCE_ID',
+        description:
+          'Specified resource ID does not exist. Please check the resource ID and try again.',
+      });
+      return sendJson(reply, err.status, err.body);
+    }
+    return sendJson(reply, 200, entry.refund);
   });
 
   app.post<{ Params: { id: string } }>('/v2/payments/captures/:id/refund', async (req, reply) => {
