@@ -13,6 +13,7 @@ import {
   launchBrowser,
   money,
   norm,
+  readmeScreenshot,
   screenshot,
   signIn,
   type Browser,
@@ -199,6 +200,7 @@ test('overview: per-currency figures, by app and by provider equal the API', asy
   }
   assert.equal(await page.locator('figure[data-currency="GBP"]').count(), 0);
   await screenshot(page, 'overview');
+  await readmeScreenshot(page);
 
   // The same screen on a phone.
   await page.setViewportSize({ width: 390, height: 844 });
