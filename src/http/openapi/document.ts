@@ -731,6 +731,22 @@ function operations(): Operation[] {
     },
     {
       method: 'get',
+      path: '/',
+      operationId: 'root',
+      tag: 'Dashboard',
+      summary: 'Leads to the dashboard: 302 with Location /dashboard',
+      security: 'none',
+      ok: {
+        302: {
+          text: 'text/plain',
+          description: 'A redirect to `/dashboard` (the `Location` header); no body.',
+          example: '',
+        },
+      },
+      errors: {},
+    },
+    {
+      method: 'get',
       path: '/dashboard',
       operationId: 'dashboard',
       tag: 'Dashboard',
