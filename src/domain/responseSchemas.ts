@@ -248,7 +248,16 @@ const figures = {
   succeeded_minor: minorSum,
   refunded_count: { type: 'integer', minimum: 0 },
   refunded_minor: minorSum,
-  net_minor: minorSum,
+  net_minor: {
+    ...minorSum,
+    description:
+      'The sum of the ledger over the window (docs/api.md#ledger): charges, late charges and dispute reversals in, refunds and disputes out. Exact at any size.',
+  },
+  disputed_minor: {
+    ...minorSum,
+    description:
+      'What disputes took back over the window, net of the disputes won (docs/api.md#ledger). Exact at any size.',
+  },
   failed_count: { type: 'integer', minimum: 0 },
   canceled_count: { type: 'integer', minimum: 0 },
   initiated_count: { type: 'integer', minimum: 0 },

@@ -61,6 +61,7 @@ const FIGURES = {
   refunded_count: 1,
   refunded_minor: 5000,
   net_minor: 5000,
+  disputed_minor: 0,
   failed_count: 0,
   canceled_count: 0,
   initiated_count: 0,
