@@ -279,7 +279,9 @@ export function newCapture(order: WpOrder, declined: boolean, now: number): WpCa
  * PayPal's breakdown of a completed capture, with a fee shaped like its standard domestic
  * rate (3.49% plus a fixed 0.49): tests of the ledger read a fee that is not a round share.
  */
-function receivable(gross: WpCapture['amount']): NonNullable<WpCapture['seller_receivable_breakdown']> {
+function receivable(
+  gross: WpCapture['amount'],
+): NonNullable<WpCapture['seller_receivable_breakdown']> {
   const minor = decimalToMinor(gross.value, gross.currency_code) ?? 0;
   const fee = Math.min(minor, Math.round((minor * 349) / 10_000) + 49);
   const money = (m: number) => ({
