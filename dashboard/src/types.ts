@@ -67,6 +67,8 @@ export interface PaymentRow {
   method: string;
   provider: string;
   refund_status: string | null;
+  /** The amount of the refund refund_status describes (docs/api.md#payment-list). */
+  refund_amount_minor?: number | null;
   created_at: string;
   app_id?: string;
   invoice_number?: string | null;
@@ -172,6 +174,8 @@ export interface Delivery {
   attempts: number;
   last_status_code: number | null;
   last_error: string | null;
+  /** The last attempt's answer, its first 1 KiB as text (docs/api.md#deliveries). */
+  last_response_body?: string | null;
   next_attempt_at: string | null;
   created_at: string;
   updated_at: string;

@@ -170,12 +170,14 @@ export interface PaymentListRow {
   created_at: Date;
   updated_at: Date;
   refund_status: string | null;
+  refund_amount_minor: number | null;
   test_scenario: string | null;
 }
 
 /** The refund shown beside a payment: its active one, else the most recent failed one (docs/api.md#create-a-refund). */
-const REFUND_STATUS = `(SELECT r.status FROM refunds r WHERE r.payment_id = p.id
-   ORDER BY (r.status <> 'failed') DESC, r.created_at DESC, r.id DESC LIMIT 1)`;
+const REFUND_STATUS = `LEFT JOIN LATERAL (SELECT r.status, r.amount_minor FROM refunds r
+   WHERE r.payment_id = p.id
+   ORDER BY (r.status <> 'failed') DESC, r.created_at DESC, r.id DESC LIMIT 1) rf ON true`;
 
 function keyset(
   table: 'payments' | 'refunds',
@@ -264,7 +266,8 @@ export async function listPaymentRows(
     from = branch(null);
   }
   const res = await db.query<PaymentListRow>(
-    `SELECT p.*, ${REFUND_STATUS} AS refund_status FROM (${from}) p ${order} LIMIT ${limit}`,
+    `SELECT p.*, rf.status AS refund_status, rf.amount_minor AS refund_amount_minor
+     FROM (${from}) p ${REFUND_STATUS} ${order} LIMIT ${limit}`,
     values,
   );
   return res.rows;
@@ -360,6 +363,7 @@ export interface AttemptRow {
   attempt: number;
   status_code: number | null;
   error: string | null;
+  response_body: string | null;
   duration_ms: number;
   started_at: Date;
   outcome: string;
@@ -371,7 +375,7 @@ export async function deliveryAttempts(
 ): Promise<AttemptRow[]> {
   if (deliveryIds.length === 0) return [];
   const res = await db.query<AttemptRow>(
-    `SELECT delivery_id, attempt, status_code, error, duration_ms, started_at, outcome
+    `SELECT delivery_id, attempt, status_code, response_body, error, duration_ms, started_at, outcome
      FROM delivery_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt, id`,
     [deliveryIds],
   );

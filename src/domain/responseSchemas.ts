@@ -331,6 +331,11 @@ const PaymentList = object({
       invoice_number: nullable(str()),
       last_error: str(),
       refund_status: nullable(refundStatus),
+      refund_amount_minor: nullable({
+        ...amount,
+        description:
+          'The amount of the refund refund_status describes, in minor units; null without one.',
+      }),
       created_at: timestamp,
       updated_at: timestamp,
       finalized_at: nullable(timestamp),
@@ -392,6 +397,11 @@ const PaymentDetail = object(
           object({
             attempt: { type: 'integer', minimum: 1 },
             status_code: nullable({ type: 'integer' }),
+            response_body: nullable(
+              str(
+                "The first 1 KiB of the receiver's answer as text (bytes that are not UTF-8 and NUL as U+FFFD); null when no answer came.",
+              ),
+            ),
             error: nullable(str()),
             duration_ms: { type: 'integer', minimum: 0 },
             started_at: timestamp,
@@ -439,6 +449,9 @@ const DeliveryList = object({
       attempts: { type: 'integer', minimum: 0 },
       last_status_code: nullable({ type: 'integer' }),
       last_error: nullable(str()),
+      last_response_body: nullable(
+        str("The last attempt's answer: its first 1 KiB as text, as in the payment detail."),
+      ),
       next_attempt_at: nullable(timestamp),
       created_at: timestamp,
       updated_at: timestamp,

@@ -246,6 +246,8 @@ export interface PaymentListItem {
   invoice_number: string | null;
   last_error: string;
   refund_status: string | null;
+  /** The amount of the refund refund_status describes (a partial refund is less than amount_minor). */
+  refund_amount_minor: number | null;
   created_at: string;
   updated_at: string;
   finalized_at: string | null;
@@ -293,6 +295,7 @@ export async function listPayments(
       invoice_number: r.invoice_number,
       last_error: r.last_error,
       refund_status: r.refund_status,
+      refund_amount_minor: r.refund_amount_minor,
       created_at: r.created_at.toISOString(),
       updated_at: r.updated_at.toISOString(),
       finalized_at: r.finalized_at?.toISOString() ?? null,
@@ -393,6 +396,8 @@ export interface PaymentDetail {
     attempts: {
       attempt: number;
       status_code: number | null;
+      /** The receiver's answer: its first 1 KiB as text (docs/api.md#payment-detail). */
+      response_body: string | null;
       error: string | null;
       duration_ms: number;
       started_at: string;
@@ -456,6 +461,7 @@ export async function getPaymentDetail(db: Queryable, id: string): Promise<Payme
         .map((a) => ({
           attempt: a.attempt,
           status_code: a.status_code,
+          response_body: a.response_body,
           error: a.error,
           duration_ms: a.duration_ms,
           started_at: a.started_at.toISOString(),

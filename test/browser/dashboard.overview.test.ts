@@ -13,6 +13,7 @@ import {
   launchBrowser,
   money,
   norm,
+  readmeScreenshot,
   screenshot,
   signIn,
   type Browser,
@@ -105,6 +106,10 @@ test('sign-in (keyboard only) keeps the token in sessionStorage only, never in t
   // back through the header (Sign out, the search box and its button, then the navigation
   // links from the last: Audit log, Stuck, Dead deliveries, Apps, Balances, Refunds, Payments).
   const focused = () => page.evaluate(() => document.activeElement?.textContent ?? '');
+  // The heading takes focus in an effect that runs after the screen is drawn (PageTitle); under
+  // load the heading can be visible before it does, and a Tab pressed then starts from the
+  // body. Wait for the focus itself, not a time.
+  await page.waitForFunction(() => document.activeElement?.tagName === 'H1');
   assert.equal(await focused(), 'Overview');
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('name')), 'days');
@@ -195,6 +200,7 @@ test('overview: per-currency figures, by app and by provider equal the API', asy
   }
   assert.equal(await page.locator('figure[data-currency="GBP"]').count(), 0);
   await screenshot(page, 'overview');
+  await readmeScreenshot(page);
 
   // The same screen on a phone.
   await page.setViewportSize({ width: 390, height: 844 });

@@ -589,10 +589,14 @@ function order<T extends { created: Date; id: string }>(rows: T[]): T[] {
   );
 }
 
-function refundStatusOf(p: P): string | null {
+/** The refund an admin list row shows: the active one, else the payment's first. */
+function shownRefund(p: P): R | undefined {
   const own = refunds.filter((r) => r.payment.id === p.id);
-  const active = own.find((r) => r.status !== 'failed');
-  return (active ?? own[0])?.status ?? null;
+  return own.find((r) => r.status !== 'failed') ?? own[0];
+}
+
+function refundStatusOf(p: P): string | null {
+  return shownRefund(p)?.status ?? null;
 }
 
 describe('GET /admin/payments', () => {
@@ -633,6 +637,7 @@ describe('GET /admin/payments', () => {
           invoice_number: null,
           last_error: p.status === 'failed' ? 'card declined' : '',
           refund_status: refundStatusOf(p),
+          refund_amount_minor: ((r) => (r ? num(r.amount) : null))(shownRefund(p)),
           created_at: p.created.toISOString(),
           updated_at: p.created.toISOString(),
           finalized_at: p.finalized?.toISOString() ?? null,
@@ -794,6 +799,8 @@ describe('GET /admin/payments/{id}', () => {
               duration_ms: 12,
               started_at: '2026-01-02T03:04:01.000Z',
               outcome: 'retry',
+              // Seeded without the receiver's answer (attempts from before it was kept).
+              response_body: null,
             },
             {
               attempt: 2,
@@ -802,6 +809,7 @@ describe('GET /admin/payments/{id}', () => {
               duration_ms: 8,
               started_at: '2026-01-02T03:04:05.000Z',
               outcome: 'delivered',
+              response_body: null,
             },
           ],
         },

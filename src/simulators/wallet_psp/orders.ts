@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
+import { decimalCurrencyText } from '../common.js';
 import {
   WP_CURRENCIES,
   type WpCapture,
@@ -297,5 +298,22 @@ export function orderCapture(order: WpOrder): WpCapture | undefined {
 
 export function amountText(order: WpOrder): string {
   const a = order.purchase_units[0]?.amount;
-  return a ? `${a.value} ${a.currency_code}` : '';
+  return a ? decimalCurrencyText(a.value, a.currency_code) : '';
+}
+
+/** An order's status as the buyer on the approval page reads it (the API keeps PayPal's codes). */
+export function buyerStatusText(status: string): string {
+  switch (status) {
+    case 'CREATED':
+    case 'PAYER_ACTION_REQUIRED':
+      return 'Waiting for your approval';
+    case 'APPROVED':
+      return 'Approved; the shop has not taken the payment yet';
+    case 'COMPLETED':
+      return 'Paid';
+    case 'VOIDED':
+      return 'Canceled';
+    default:
+      return status;
+  }
 }
