@@ -83,14 +83,11 @@ test('overview: the net is the ledger sum (a refunded late charge nets to zero)'
   await page.getByRole('heading', { name: 'Ledger' }).waitFor();
   assert.match(page.url(), /\/dashboard\/ledger\?currency=IDR$/);
   await page.locator('#ledger-table tbody tr').first().waitFor();
-  const types = await page.locator('#ledger-table tbody tr').evaluateAll((rows) =>
-    rows.map((r) => r.getAttribute('data-type')),
-  );
+  const types = await page
+    .locator('#ledger-table tbody tr')
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-type')));
   assert.deepEqual(types, ['late_charge_refund', 'late_charge', 'refund', 'charge']);
-  assert.equal(
-    norm(await page.locator('#ledger-page-sum').textContent()),
-    money(100_000, 'IDR'),
-  );
+  assert.equal(norm(await page.locator('#ledger-page-sum').textContent()), money(100_000, 'IDR'));
   await screenshot(page, 'ledger-idr');
 });
 
