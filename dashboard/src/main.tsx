@@ -9,6 +9,7 @@ import { Balances } from './pages/Money';
 import { Overview } from './pages/Overview';
 import { PaymentDetailPage } from './pages/PaymentDetail';
 import { Payments } from './pages/Payments';
+import { Ledger } from './pages/Ledger';
 import { Refunds } from './pages/Refunds';
 import { SignIn } from './pages/SignIn';
 import { Stuck } from './pages/Stuck';
@@ -19,6 +20,7 @@ const NAV: { path: string; label: string }[] = [
   { path: '/', label: 'Overview' },
   { path: '/payments', label: 'Payments' },
   { path: '/refunds', label: 'Refunds' },
+  { path: '/ledger', label: 'Ledger' },
   { path: '/balances', label: 'Balances' },
   { path: '/apps', label: 'Apps' },
   { path: '/deliveries', label: 'Dead deliveries' },
@@ -36,6 +38,8 @@ function Page({ loc }: { loc: Location }) {
       return <Payments loc={loc} />;
     case '/refunds':
       return <Refunds loc={loc} />;
+    case '/ledger':
+      return <Ledger loc={loc} />;
     case '/balances':
       return <Balances loc={loc} />;
     case '/apps':

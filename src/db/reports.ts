@@ -55,6 +55,32 @@ export async function succeededRefundTotals(
   return res.rows;
 }
 
+/**
+ * The ledger's sums by the time each movement happened (docs/api.md#ledger): two groups per
+ * key, `net` (every entry) and `disputed` (what disputes took back, net of the ones won,
+ * as a positive figure). Served by ledger_report_idx (migration 0013) without the table.
+ */
+export async function ledgerTotals(
+  db: Queryable,
+  w: Window,
+  mode: Mode | null,
+): Promise<GroupTotal[]> {
+  const res = await db.query<GroupTotal & { disputed: string }>(
+    `SELECT app_id, mode, provider, currency, 'net' AS status, count(*)::int AS n,
+       sum(amount_minor)::text AS minor,
+       (-coalesce(sum(amount_minor) FILTER (WHERE type IN ('dispute', 'dispute_reversal')), 0))::text
+         AS disputed
+     FROM ledger_entries
+     WHERE occurred_at >= $1 AND occurred_at < $2 ${mode ? 'AND mode = $3' : ''}
+     GROUP BY app_id, mode, provider, currency`,
+    mode ? [w.since, w.until, mode] : [w.since, w.until],
+  );
+  return res.rows.flatMap(({ disputed, ...net }) => [
+    net,
+    { ...net, status: 'disputed', minor: disputed },
+  ]);
+}
+
 /** Payments still initiated, counted on the time they were created. */
 export async function initiatedTotals(
   db: Queryable,
@@ -356,11 +382,12 @@ export async function deliveryAttempts(
   return res.rows;
 }
 
-/** The earliest time any payment or refund counts in a report (null: none yet). */
+/** The earliest time any payment, refund or ledger entry counts in a report (null: none yet). */
 export async function earliestActivity(db: Queryable): Promise<Date | null> {
   const res = await db.query<{ at: Date | null }>(
     `SELECT least((SELECT min(finalized_at) FROM payments WHERE finalized_at IS NOT NULL),
-       (SELECT min(succeeded_at) FROM refunds WHERE status = 'succeeded')) AS at`,
+       (SELECT min(succeeded_at) FROM refunds WHERE status = 'succeeded'),
+       (SELECT min(occurred_at) FROM ledger_entries)) AS at`,
   );
   return res.rows[0]?.at ?? null;
 }

@@ -36,7 +36,10 @@ export interface Figures {
   succeeded_minor: Minor;
   refunded_count: number;
   refunded_minor: Minor;
+  /** The sum of the ledger (docs/api.md#ledger): every movement of money in and out. */
   net_minor: Minor;
+  /** What disputes took back, net of the disputes won. */
+  disputed_minor: Minor;
   failed_count: number;
   canceled_count: number;
   initiated_count: number;
@@ -68,6 +71,7 @@ function zero(): Figures {
     refunded_count: 0,
     refunded_minor: 0n,
     net_minor: 0n,
+    disputed_minor: 0n,
     failed_count: 0,
     canceled_count: 0,
     initiated_count: 0,
@@ -94,14 +98,23 @@ function add(f: Figures, g: GroupTotal): void {
     case 'initiated':
       f.initiated_count += g.n;
       break;
+    // The net is the ledger's sum, never succeeded minus refunded: late charges, their
+    // refunds and disputes move money that no payment status shows (D16).
+    case 'net':
+      f.net_minor += minor;
+      break;
+    case 'disputed':
+      f.disputed_minor += minor;
+      break;
   }
-  f.net_minor = f.succeeded_minor - f.refunded_minor;
 }
 
 function isEmpty(f: Figures): boolean {
   return (
     f.succeeded_count + f.refunded_count + f.failed_count + f.canceled_count + f.initiated_count ===
-    0
+      0 &&
+    f.net_minor === 0n &&
+    f.disputed_minor === 0n
   );
 }
 

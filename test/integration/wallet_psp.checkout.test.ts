@@ -386,7 +386,11 @@ describe('simulator wire rules', () => {
     await walletPsp.capture!(ctx, { paymentId: pid, providerRef: reg.providerRef });
     assert.deepEqual(
       await walletPsp.fetchStatus(ctx, { paymentId: pid, providerRef: reg.providerRef }),
-      { kind: 'payment', outcome: 'succeeded', paid: { amountMinor: 500, currency: 'USD' } },
+      {
+        kind: 'payment',
+        outcome: 'succeeded',
+        paid: { amountMinor: 500, currency: 'USD', feeMinor: 66 },
+      },
     );
   });
 });

@@ -5,7 +5,8 @@
  * and the error tables (./errors.ts); nothing in it is written twice.
  */
 import { errorReply } from '../../domain/errors.js';
-import { PROVIDERS } from '../../domain/types.js';
+import { CURRENCY_EXPONENT } from '../../domain/money.js';
+import { LEDGER_TYPES, PROVIDERS } from '../../domain/types.js';
 import { PAYMENT_ID_PATH } from '../paths.js';
 import {
   ADMIN_REFUND,
@@ -628,6 +629,35 @@ function operations(): Operation[] {
         },
       },
       errors: {},
+    },
+    {
+      method: 'get',
+      path: '/admin/ledger',
+      operationId: 'listLedger',
+      tag: 'Admin: reports',
+      summary: 'Every movement of money, newest first',
+      description:
+        'One immutable entry per movement (docs/api.md#ledger); the summary net and the calculated balances are its sums.',
+      security: 'admin',
+      parameters: [
+        LIMIT,
+        q('before', { type: 'string' }, 'The id of the last entry of the previous page.'),
+        q('provider', { type: 'string', enum: [...PROVIDERS] }),
+        q('currency', { type: 'string', enum: Object.keys(CURRENCY_EXPONENT).sort() }),
+        q('app_id', PARAMS.appId),
+        MODE,
+        q('type', { type: 'string', enum: [...LEDGER_TYPES] }),
+        q('since', PARAMS.time, 'occurred_at from (inclusive).'),
+        q('until', PARAMS.time, 'occurred_at before (exclusive).'),
+      ],
+      ok: {
+        200: {
+          schema: 'LedgerList',
+          description: 'A page of entries.',
+          example: EXAMPLES.ledger,
+        },
+      },
+      errors: E.merge(E.LIST_LIMIT, E.SINCE_UNTIL, E.LEDGER_LIST),
     },
     {
       method: 'get',
