@@ -119,7 +119,11 @@ async function bookDispute(tx: Queryable, d: DisputeRow): Promise<void> {
   };
   await recordLedgerEntry(tx, { ...entry, type: 'dispute', amount_minor: -d.amount_minor });
   if (d.status === 'won') {
-    await recordLedgerEntry(tx, { ...entry, type: 'dispute_reversal', amount_minor: d.amount_minor });
+    await recordLedgerEntry(tx, {
+      ...entry,
+      type: 'dispute_reversal',
+      amount_minor: d.amount_minor,
+    });
   }
 }
 
@@ -187,7 +191,10 @@ export async function listDisputes(
   }
   const appId = optional(q.app_id);
   if (appId !== null && appId.length > PARAMS.appId.maxLength) {
-    throw apiError('invalid', `app_id must be at most ${PARAMS.appId.maxLength} characters of text`);
+    throw apiError(
+      'invalid',
+      `app_id must be at most ${PARAMS.appId.maxLength} characters of text`,
+    );
   }
   const before = optional(q.before);
   if (before !== null && !(isPaymentId(before) && (await disputesDb.disputeExists(db, before)))) {

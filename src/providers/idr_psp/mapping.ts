@@ -117,7 +117,8 @@ export function chargebackAction(tx: StatusFields): InboundAction {
     amountMinor = decimalToMinor(tx.chargeback_amount, currency);
   } else if (tx.transaction_status === 'chargeback') {
     const gross = decimalToMinor(tx.gross_amount, currency);
-    const refunded = tx.refund_amount === undefined ? 0 : decimalToMinor(tx.refund_amount, currency);
+    const refunded =
+      tx.refund_amount === undefined ? 0 : decimalToMinor(tx.refund_amount, currency);
     amountMinor = gross === null || refunded === null ? null : gross - refunded;
   }
   if (amountMinor === null || amountMinor <= 0) return { kind: 'none' };
