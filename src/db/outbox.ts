@@ -10,6 +10,11 @@ export interface NewOutboundEvent {
   eventType: string;
   body: string;
   dedupeKey?: string | null;
+  /**
+   * Events written in one transaction share its now(): a later one of them says how many
+   * microseconds after, so feeds that order by created_at keep the order they happened in.
+   */
+  sequence?: number;
 }
 
 /**
@@ -26,8 +31,10 @@ export async function enqueueEvent(
   const eventId = newEventId();
   const inserted = await tx.query({
     name: 'outbox_insert_event',
-    text: `INSERT INTO outbound_events (id, app_id, payment_id, refund_id, event_type, body, dedupe_key)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (dedupe_key) DO NOTHING`,
+    text: `INSERT INTO outbound_events (id, app_id, payment_id, refund_id, event_type, body, dedupe_key,
+         created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, now() + $8::int * interval '1 microsecond')
+       ON CONFLICT (dedupe_key) DO NOTHING`,
     values: [
       eventId,
       e.appId,
@@ -36,6 +43,7 @@ export async function enqueueEvent(
       e.eventType,
       e.body,
       e.dedupeKey ?? null,
+      e.sequence ?? 0,
     ],
   });
   if (inserted.rowCount !== 1) return null;

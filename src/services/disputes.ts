@@ -69,7 +69,7 @@ export async function applyDispute(
       await enqueueDisputeEvent(tx, locked, 'dispute.opened', { ...row, status: 'open' });
     }
     if ((change === 'inserted' || change === 'closed') && row.status !== 'open') {
-      await enqueueDisputeEvent(tx, locked, 'dispute.closed', row);
+      await enqueueDisputeEvent(tx, locked, 'dispute.closed', row, change === 'inserted' ? 1 : 0);
     }
     return { row, change };
   });
@@ -132,8 +132,10 @@ async function enqueueDisputeEvent(
   payment: PaymentRow,
   eventType: 'dispute.opened' | 'dispute.closed',
   d: DisputeRow,
+  sequence = 0,
 ): Promise<void> {
   await enqueueEvent(tx, {
+    sequence,
     appId: payment.app_id,
     paymentId: payment.id,
     eventType,
