@@ -20,6 +20,7 @@ import {
   type BodySpec,
   type JsonSchema,
 } from '../../domain/schemas.js';
+import { isDeliveredEventType } from '../../domain/events.js';
 import {
   EVENT_KINDS,
   RESPONSE_SCHEMAS,
@@ -945,7 +946,8 @@ function webhooks(): Json {
     },
   ];
   for (const [schema, kinds] of Object.entries(EVENT_KINDS)) {
-    for (const kind of kinds) {
+    // Kinds stored and listed but sent to no URL (dispute.*) are not webhooks (yet).
+    for (const kind of kinds.filter(isDeliveredEventType)) {
       out[kind] = {
         post: {
           operationId: `webhook_${kind.replace('.', '_')}`,
