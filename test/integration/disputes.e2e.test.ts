@@ -4,7 +4,7 @@ import type { Gateway } from '../../src/gateway.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { createPayment, paidPayment, simAction, type CreatedPayment } from '../helpers/payments.js';
+import { createPayment, paidPayment, simAction } from '../helpers/payments.js';
 
 // Disputes end to end (D16, docs/api.md#disputes): each provider's simulator takes money back
 // the way the provider does and sends the provider's own notification; the gateway confirms
