@@ -5,6 +5,7 @@ import { Link } from './components';
 import { Apps } from './pages/Apps';
 import { Audit } from './pages/Audit';
 import { Deliveries } from './pages/Deliveries';
+import { Disputes } from './pages/Disputes';
 import { Balances } from './pages/Money';
 import { Overview } from './pages/Overview';
 import { PaymentDetailPage } from './pages/PaymentDetail';
@@ -19,6 +20,7 @@ const NAV: { path: string; label: string }[] = [
   { path: '/', label: 'Overview' },
   { path: '/payments', label: 'Payments' },
   { path: '/refunds', label: 'Refunds' },
+  { path: '/disputes', label: 'Disputes' },
   { path: '/balances', label: 'Balances' },
   { path: '/apps', label: 'Apps' },
   { path: '/deliveries', label: 'Dead deliveries' },
@@ -36,6 +38,8 @@ function Page({ loc }: { loc: Location }) {
       return <Payments loc={loc} />;
     case '/refunds':
       return <Refunds loc={loc} />;
+    case '/disputes':
+      return <Disputes loc={loc} />;
     case '/balances':
       return <Balances loc={loc} />;
     case '/apps':

@@ -17,6 +17,7 @@ import { formatMoney, isMinor, parseAmount } from '../format';
 import { href } from '../router';
 import { ScenarioBadge } from '../scenario';
 import type { InboundEvent, PaymentDelivery, PaymentDetail, RefundRow } from '../types';
+import { DisputeTable } from './Disputes';
 
 type Action = 'cancel' | 'refund' | 'retry';
 
@@ -54,7 +55,7 @@ function Value({
 }
 
 const FIRST = ['id', 'payment_id', 'status', 'amount_minor', 'currency', 'method', 'provider'];
-const NESTED = new Set(['refund', 'deliveries', 'metadata', 'last_error']);
+const NESTED = new Set(['refund', 'disputes', 'deliveries', 'metadata', 'last_error']);
 
 function Fields({ o, currency }: { o: Record<string, unknown>; currency: string | undefined }) {
   const keys = Object.keys(o).filter((k) => !NESTED.has(k));
@@ -291,6 +292,15 @@ export function PaymentDetailPage({ id }: { id: string }) {
                   <RefundFields r={refund} currency={p.currency} />
                 ) : (
                   <Empty>No refund.</Empty>
+                )}
+              </section>
+
+              <section class="card" aria-labelledby="disputes-title">
+                <h2 id="disputes-title">Disputes</h2>
+                {p.disputes && p.disputes.length > 0 ? (
+                  <DisputeTable disputes={p.disputes} withPayment={false} />
+                ) : (
+                  <Empty>No disputes.</Empty>
                 )}
               </section>
 
