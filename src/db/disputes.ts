@@ -1,3 +1,4 @@
+import { storableText } from '../domain/storableText.js';
 import type { Mode } from '../domain/types.js';
 import type { Queryable } from './pool.js';
 
@@ -81,7 +82,8 @@ export async function upsertDispute(
       d.status,
       d.amount_minor,
       d.currency,
-      d.reason,
+      // The provider's own words: text PostgreSQL cannot hold never fails the event.
+      storableText(d.reason).slice(0, 500),
       d.evidence_due_by,
       d.opened_at,
     ],

@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Gateway } from '../../src/gateway.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
+import type { WpDispute } from '../../src/providers/wallet_psp/disputeWire.js';
+import { SimStore } from '../../src/simulators/common.js';
+import { walletPspSim } from '../../src/simulators/wallet_psp/index.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createPayment, paidPayment, simAction } from '../helpers/payments.js';
@@ -424,6 +427,62 @@ describe('wallet_psp disputes and reversals', () => {
     );
   });
 });
+
+describe('a forged or edited dispute event', () => {
+  test("another payment's case, or a case the provider does not know, records nothing", async () => {
+    const victim = await paidPayment(gw, app, 'wallet', 3100);
+    const disputed = await paidPayment(gw, app, 'wallet', 3100);
+    await simAction(gw, 'wallet', disputed.providerRef, 'dispute');
+    const [real] = await disputesOf(disputed.id);
+    assert.ok(real);
+    const cases = new SimStore<{ dispute: WpDispute }>(core.pool, 'wallet_psp', 'dispute');
+    const stored = await cases.get(real.provider_ref);
+    assert.ok(stored);
+    const sim = walletPspSim(core, core.simClock);
+    const post = async (resource: WpDispute) => {
+      const { headers, body } = await sim.signedEvent(
+        'CUSTOMER.DISPUTE.RESOLVED',
+        'dispute',
+        resource,
+        'A dispute was resolved',
+      );
+      const res = await fetch(`${gw.url}/webhooks/wallet_psp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+      });
+      return { status: res.status, text: await res.text() };
+    };
+    const tx = stored.dispute.disputed_transactions?.[0];
+    // The real case relabelled as the victim's: the provider's dispute names another capture.
+    const relabelled = await post({
+      ...stored.dispute,
+      status: 'RESOLVED',
+      dispute_outcome: { outcome_code: 'RESOLVED_BUYER_FAVOUR' },
+      disputed_transactions: [{ ...tx, custom: victim.id }],
+    });
+    assertText(
+      relabelled,
+      400,
+      `bad reference: dispute ${JSON.stringify(real.provider_ref)} belongs to another payment`,
+    );
+    // A case id the provider never heard of: nothing confirmed.
+    const invented = await post({
+      ...stored.dispute,
+      dispute_id: 'PP-D-00000000',
+      disputed_transactions: [{ ...tx, custom: victim.id }],
+    });
+    assert.equal(invented.status, 200, invented.text);
+    assert.deepEqual(await disputesOf(victim.id), []);
+    assert.deepEqual(await ledgerOf(victim.id), []);
+    // The real case is still open whatever the edited body said.
+    assert.equal((await onlyDispute(disputed.id)).status, 'open');
+  });
+});
+
+async function disputesOf(paymentId: string): Promise<DisputeView[]> {
+  return (await paymentDetail(paymentId)).disputes;
+}
 
 describe('GET /admin/disputes', () => {
   test('newest first, paged, filtered', async () => {
