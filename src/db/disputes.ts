@@ -49,7 +49,8 @@ export type DisputeChange = 'inserted' | 'closed' | 'refreshed' | 'unchanged';
 
 /**
  * One statement: the dispute of this provider case is created, or moved from open to the
- * provider's confirmed state. A won or lost dispute never moves again (a late or replayed
+ * provider's confirmed state (an open one also takes a new evidence deadline). The amount is
+ * the one first confirmed: the ledger books each dispute step once. A won or lost dispute never moves again (a late or replayed
  * "open" finds the row closed and changes nothing), so duplicated and reordered events
  * leave one dispute in its latest state.
  */
@@ -70,7 +71,8 @@ export async function upsertDispute(
          updated_at = now()
        WHERE d.status = 'open'
          AND (EXCLUDED.status <> 'open'
-              OR EXCLUDED.evidence_due_by IS DISTINCT FROM d.evidence_due_by)
+              OR (EXCLUDED.evidence_due_by IS NOT NULL
+                  AND EXCLUDED.evidence_due_by IS DISTINCT FROM d.evidence_due_by))
        RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
     values: [
       d.id,

@@ -355,7 +355,8 @@ describe('wallet_psp disputes and reversals', () => {
     d = await onlyDispute(p.id);
     assert.equal(d.status, 'won');
     assert.ok(d.closed_at);
-    assert.equal(d.evidence_due_by, null === d.evidence_due_by ? null : d.evidence_due_by);
+    // The deadline the open case had stays on record.
+    assert.ok(d.evidence_due_by);
     assert.deepEqual(await ledgerOf(p.id), [
       { type: 'dispute', amount_minor: -2500, dispute_id: d.dispute_id },
       { type: 'dispute_reversal', amount_minor: 2500, dispute_id: d.dispute_id },
@@ -478,6 +479,54 @@ describe('a forged or edited dispute event', () => {
     // The real case is still open whatever the edited body said.
     assert.equal((await onlyDispute(disputed.id)).status, 'open');
   });
+});
+
+test('CUSTOMER.DISPUTE.UPDATED with a new deadline: the open dispute takes it, no new event', async () => {
+  const p = await paidPayment(gw, app, 'wallet', 1200);
+  await simAction(gw, 'wallet', p.providerRef, 'dispute');
+  const [before] = await disputesOf(p.id);
+  assert.ok(before?.evidence_due_by);
+  const cases = new SimStore<{ dispute: WpDispute }>(core.pool, 'wallet_psp', 'dispute');
+  const later = new Date(Date.parse(before.evidence_due_by) + 5 * 86_400_000);
+  const updated = await cases.update(before.provider_ref, (c) => ({
+    ...c,
+    dispute: {
+      ...c.dispute,
+      status: 'UNDER_REVIEW',
+      seller_response_due_date: later.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    },
+  }));
+  assert.ok(updated);
+  const { headers, body } = await walletPspSim(core, core.simClock).signedEvent(
+    'CUSTOMER.DISPUTE.UPDATED',
+    'dispute',
+    updated.dispute,
+    'A dispute was updated',
+  );
+  for (let i = 0; i < 2; i++) {
+    const res = await fetch(`${gw.url}/webhooks/wallet_psp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+    assert.equal(res.status, 200, await res.text());
+  }
+  const after = await onlyDispute(p.id);
+  assert.equal(after.status, 'open');
+  assert.equal(after.evidence_due_by, later.toISOString());
+  assert.deepEqual(
+    (await disputeEvents(p.id)).map((e) => e.event),
+    ['dispute.opened'],
+  );
+  const outcomes = await core.pool.query<{ outcome: string }>(
+    `SELECT outcome FROM inbound_events WHERE payment_id = $1
+       AND event_type = 'CUSTOMER.DISPUTE.UPDATED' ORDER BY id`,
+    [p.id],
+  );
+  assert.deepEqual(
+    outcomes.rows.map((r) => r.outcome),
+    ['dispute_updated', 'already_finalized'],
+  );
 });
 
 async function disputesOf(paymentId: string): Promise<DisputeView[]> {
