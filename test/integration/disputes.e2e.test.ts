@@ -87,7 +87,7 @@ async function onlyDispute(paymentId: string): Promise<DisputeView> {
 async function ledgerOf(paymentId: string) {
   const r = await core.pool.query<{ type: string; amount_minor: number; dispute_id: string }>(
     `SELECT type, amount_minor, dispute_id FROM ledger_entries
-     WHERE payment_id = $1 AND type IN ('dispute', 'dispute_reversal') ORDER BY occurred_at, id`,
+     WHERE payment_id = $1 AND type IN ('dispute', 'dispute_reversal') ORDER BY occurred_at, type`,
     [paymentId],
   );
   return r.rows;
@@ -526,6 +526,61 @@ test('CUSTOMER.DISPUTE.UPDATED with a new deadline: the open dispute takes it, n
   assert.deepEqual(
     outcomes.rows.map((r) => r.outcome),
     ['dispute_updated', 'already_finalized'],
+  );
+});
+
+test('a case first heard of already won: opened and closed, taken and given back on the ledger', async () => {
+  const p = await paidPayment(gw, app, 'wallet', 700);
+  const order = await walletPspSim(core, core.simClock).orders.get(p.providerRef);
+  const capture = order?.order.purchase_units[0]?.payments?.captures?.[0];
+  assert.ok(order && capture);
+  // The provider's case, resolved before any of its events reached the gateway.
+  const dispute: WpDispute = {
+    dispute_id: 'PP-D-70000001',
+    create_time: '2026-11-20T10:00:00Z',
+    update_time: '2026-11-24T10:00:00Z',
+    disputed_transactions: [{ seller_transaction_id: capture.id, custom: p.id }],
+    reason: 'UNAUTHORISED',
+    status: 'RESOLVED',
+    dispute_amount: { currency_code: 'EUR', value: '7.00' },
+    dispute_outcome: { outcome_code: 'RESOLVED_SELLER_FAVOUR' },
+  };
+  const cases = new SimStore<{ dispute: WpDispute; clientId: string; orderId: string }>(
+    core.pool,
+    'wallet_psp',
+    'dispute',
+  );
+  await cases.create(dispute.dispute_id, {
+    dispute,
+    clientId: order.clientId,
+    orderId: p.providerRef,
+  });
+  const { headers, body } = await walletPspSim(core, core.simClock).signedEvent(
+    'CUSTOMER.DISPUTE.RESOLVED',
+    'dispute',
+    dispute,
+    'A dispute was resolved',
+  );
+  const res = await fetch(`${gw.url}/webhooks/wallet_psp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
+  assert.equal(res.status, 200, await res.text());
+  const d = await onlyDispute(p.id);
+  assert.equal(d.status, 'won');
+  assert.equal(d.opened_at, '2026-11-20T10:00:00.000Z');
+  assert.equal(d.amount_minor, 700);
+  assert.deepEqual(await ledgerOf(p.id), [
+    { type: 'dispute', amount_minor: -700, dispute_id: d.dispute_id },
+    { type: 'dispute_reversal', amount_minor: 700, dispute_id: d.dispute_id },
+  ]);
+  assert.deepEqual(
+    (await disputeEvents(p.id)).map((e) => [e.event, e.status]),
+    [
+      ['dispute.opened', 'open'],
+      ['dispute.closed', 'won'],
+    ],
   );
 });
 
