@@ -4,7 +4,7 @@ import type { WebhookNetwork } from './delivery/network.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { Listener } from './db/listener.js';
-import { parseDatabaseUrl, PrimaryLocator } from './db/connection.js';
+import { checkDatabaseReachable, parseDatabaseUrl, PrimaryLocator } from './db/connection.js';
 import { createPool, type Pool } from './db/pool.js';
 import { createGateway, setBoundPort, type Gateway } from './gateway.js';
 import { buildHttpServer, type HttpServer, type Mount } from './http/server.js';
@@ -17,7 +17,8 @@ export interface RunningGateway {
   http: HttpServer;
   /** Base URL this process listens on. */
   url: string;
-  embedded: boolean;
+  /** The embedded PostgreSQL this process runs, if any (where its cluster lives). */
+  embedded: Pick<EmbeddedDatabase, 'clusterDir' | 'relocated'> | undefined;
   /** Graceful: refuse new requests, finish in-flight ones, stop workers, close the database. */
   stop(): Promise<void>;
 }
@@ -69,6 +70,17 @@ export async function startGateway(
   const http = buildHttpServer(gw, simulatorMounts(config, gw));
   let workers: Workers | undefined;
   try {
+    // Before listening: an unreachable database is one line at start, not a server that says
+    // it listens and dies a moment later.
+    await checkDatabaseReachable(durablePool, 'DATABASE_URL', locator);
+    if (direct !== locator) {
+      const probe = createPool(direct, 1, true);
+      try {
+        await checkDatabaseReachable(probe, 'DATABASE_DIRECT_URL', direct);
+      } finally {
+        await probe.end().catch(() => undefined);
+      }
+    }
     // Listen first: while migrations run, requests get 503 with Retry-After (docs/api.md#health-and-metrics).
     await http.listen({ port: config.port, host: config.host });
     const port = (http.server.address() as AddressInfo).port;
@@ -93,7 +105,7 @@ export async function startGateway(
     gw,
     http,
     url: gw.urls.internal,
-    embedded: embedded !== undefined,
+    embedded: embedded && { clusterDir: embedded.clusterDir, relocated: embedded.relocated },
     stop() {
       stopping ??= (async () => {
         gw.phase = 'draining';

@@ -566,4 +566,310 @@ export function simulatorSecret(masterKey: Buffer, label: string): string {
   return createHmac('sha256', masterKey).update(`simulator:${label}`).digest('hex');
 }
 
+/** One row of a configuration table in docs/operations.md (`npm run docs:config` writes them). */
+export interface SettingDoc {
+  /** As the table shows it: `NAME` in backticks, or a pattern with words. */
+  variable: string;
+  default: string;
+  meaning: string;
+}
+
+/**
+ * The gateway's variables as docs/operations.md#configuration shows them, kept beside the code
+ * that reads them: test/unit/config.docs.test.ts fails when a variable loadConfig reads is
+ * missing here, when a single-value default here is not the code's, or when the doc's table
+ * is not this one.
+ */
+export const GATEWAY_SETTINGS: readonly SettingDoc[] = [
+  {
+    variable: '`PAYGATE_ENV`',
+    default: '`development`',
+    meaning:
+      '`production` requires `ADMIN_TOKEN` and `MASTER_KEY` and turns simulators off by default',
+  },
+  {
+    variable: '`PORT`',
+    default: '`8080`',
+    meaning: 'HTTP port (`0`: any free port)',
+  },
+  {
+    variable: '`HOST`',
+    default: '`0.0.0.0`',
+    meaning: 'listen address',
+  },
+  {
+    variable: '`DATABASE_URL`',
+    default: 'unset',
+    meaning:
+      'PostgreSQL server; several hosts (`postgres://u:p@db1:5432,db2:5432/paygate`) make the gateway find the primary, see [High availability](#high-availability). Unset: an embedded PostgreSQL under `DATA_DIR/pg`',
+  },
+  {
+    variable: '`DATABASE_POOL_MODE`',
+    default: '`session`',
+    meaning:
+      '`transaction` when `DATABASE_URL` is a PgBouncer in transaction pooling mode (see [PgBouncer](#pgbouncer))',
+  },
+  {
+    variable: '`DATABASE_DIRECT_URL`',
+    default: 'unset',
+    meaning:
+      'a connection to PostgreSQL itself, around the pooler, for LISTEN and migrations; required with `DATABASE_POOL_MODE=transaction`',
+  },
+  {
+    variable: '`DATA_DIR`',
+    default: '`./data`',
+    meaning:
+      'embedded database (`DATA_DIR/pg`), its password, and (development only) the generated master key and admin token',
+  },
+  {
+    variable: '`EMBEDDED_PG_PORT`',
+    default: '`54329`',
+    meaning: 'port of the embedded PostgreSQL (127.0.0.1 only)',
+  },
+  {
+    variable: '`ADMIN_TOKEN`',
+    default: 'generated',
+    meaning:
+      "the operator's bearer token (min. 16 chars). Unset in development: generated once into `DATA_DIR/admin-token`, printed at each start",
+  },
+  {
+    variable: '`MASTER_KEY`',
+    default: 'generated',
+    meaning:
+      '32 bytes (64 hex chars or base64) that encrypt app secrets at rest (AES-256-GCM). Unset in development: generated once into `DATA_DIR/master.key`',
+  },
+  {
+    variable: '`PUBLIC_BASE_URL`',
+    default: '`http://localhost:<PORT>`',
+    meaning: 'base of URLs a browser follows (simulator checkout pages)',
+  },
+  {
+    variable: '`SIMULATORS`',
+    default: '`on` (`off` in production)',
+    meaning:
+      'the built-in test-mode provider simulators under `/sim/`; `on` with `PAYGATE_ENV=production` is a configuration error',
+  },
+  {
+    variable: '`SIMULATORS_URL`',
+    default: 'unset',
+    meaning:
+      'base URL of the simulators run as their own process (`npm run simulators`, see "Simulators as their own process"): test-mode provider calls go there. `SIMULATORS` is then `off` by default, and `on` is a configuration error; refused in production',
+  },
+  {
+    variable: '`IDR_PSP_DIRECT_QR`',
+    default: '`false`',
+    meaning: 'register QRIS charges directly and return `qr_string`/`qr_image_url`',
+  },
+  {
+    variable: '`ALLOW_PRIVATE_WEBHOOK_TARGETS`',
+    default: '`false`',
+    meaning: 'let live-mode apps deliver to loopback/private addresses',
+  },
+  {
+    variable: '`DELIVERY_MAX_ATTEMPTS`',
+    default: '`16`',
+    meaning: 'outbound webhook attempts before a delivery is dead',
+  },
+  {
+    variable: '`DELIVERY_BASE_DELAY_MS`',
+    default: '`5000`',
+    meaning: 'delay before the first retry; doubles each retry',
+  },
+  {
+    variable: '`DELIVERY_MAX_DELAY_MS`',
+    default: '`3600000`',
+    meaning: 'cap of a retry delay',
+  },
+  {
+    variable: '`DELIVERY_TIMEOUT_MS`',
+    default: '`10000`',
+    meaning: 'timeout of one attempt',
+  },
+  {
+    variable: '`PROVIDER_TIMEOUT_MS`',
+    default: '`15000`',
+    meaning: 'timeout of one provider call (an unknown outcome, resolved later)',
+  },
+  {
+    variable: '`LOG_LEVEL`',
+    default: '`info`',
+    meaning: 'pino level',
+  },
+  {
+    variable: '`WORKERS`',
+    default: '`1`',
+    meaning:
+      'processes serving the port (node cluster); each is a full instance. With the embedded database the primary process runs it',
+  },
+  {
+    variable: '`HTTP_HEADERS_TIMEOUT_MS`',
+    default: '`10000`',
+    meaning:
+      "time to receive a request's headers; a connection that sends nothing is answered 408 `request timeout` and closed after it too, counted from the connect, within one `HTTP_CONNECTIONS_CHECK_INTERVAL_MS` (see [Hostile clients](#hostile-clients)). At most `HTTP_REQUEST_TIMEOUT_MS`",
+  },
+  {
+    variable: '`HTTP_REQUEST_TIMEOUT_MS`',
+    default: '`30000`',
+    meaning:
+      'time to receive a whole request, headers and body (408 `request timeout`); not the time the gateway takes to answer',
+  },
+  {
+    variable: '`HTTP_KEEP_ALIVE_TIMEOUT_MS`',
+    default: '`72000`',
+    meaning:
+      "an idle keep-alive connection is closed after this; keep it above your load balancer's idle timeout",
+  },
+  {
+    variable: '`HTTP_IDLE_TIMEOUT_MS`',
+    default: '`120000` (or 4 × `PROVIDER_TIMEOUT_MS`)',
+    meaning:
+      'a socket without traffic either way for this long is destroyed (a client that stops reading its answer). Must be more than 2 × `PROVIDER_TIMEOUT_MS`',
+  },
+  {
+    variable: '`HTTP_CONNECTIONS_CHECK_INTERVAL_MS`',
+    default: '`1000`',
+    meaning: 'how often the header and request timeouts are checked (their precision)',
+  },
+  {
+    variable: '`HTTP_MAX_CONNECTIONS`',
+    default: '`10000`',
+    meaning:
+      'open connections per process; more are closed at accept (counted in `paygate_http_connections_dropped_total`)',
+  },
+  {
+    variable: '`TRUST_PROXY`',
+    default: '`off`',
+    meaning:
+      "whose address a request comes from: `off` (the socket's), a hop count (`1`: one proxy in front), or the proxies' addresses/CIDRs, comma-separated. `true` is refused",
+  },
+  {
+    variable: '`WEBHOOK_BODY_LIMIT_IDR_PSP`',
+    default: '`65536`',
+    meaning: 'largest idr_psp webhook body in bytes (413 `body too large`; 1024..1048576)',
+  },
+  {
+    variable: '`WEBHOOK_BODY_LIMIT_CARD_PSP`',
+    default: '`262144`',
+    meaning: 'the same for card_psp',
+  },
+  {
+    variable: '`WEBHOOK_BODY_LIMIT_WALLET_PSP`',
+    default: '`131072`',
+    meaning: 'the same for wallet_psp',
+  },
+  {
+    variable: '`WEBHOOK_REJECTED_BODY_BYTES`',
+    default: '`4096`',
+    meaning: 'bytes of a bad-signature body kept in the archive (with its full size and SHA-256)',
+  },
+  {
+    variable: '`WEBHOOK_UNVERIFIED_PER_MINUTE`',
+    default: '`60`',
+    meaning: 'bad-signature webhooks one source address may send per minute, per instance',
+  },
+  {
+    variable: '`WEBHOOK_UNVERIFIED_BURST`',
+    default: '`20`',
+    meaning: 'bad-signature webhooks one source address may send at once',
+  },
+  {
+    variable: '`ADMIN_AUTH_FAILURES_BURST`',
+    default: '`10`',
+    meaning:
+      'failed admin authentications one source address may make at once, per instance; then 429 `too many failed authentications`',
+  },
+  {
+    variable: '`ADMIN_AUTH_FAILURES_PER_MINUTE`',
+    default: '`10`',
+    meaning:
+      'failed admin authentications one source address may make per minute after the burst, per instance (one every 6 s)',
+  },
+  {
+    variable: '`WEBHOOK_REJECTED_RETENTION_DAYS`',
+    default: '`7`',
+    meaning: 'archived bad-signature rows are deleted after this many days',
+  },
+  {
+    variable: '`INBOUND_RETENTION_DAYS`',
+    default: '`400`',
+    meaning:
+      'archived inbound webhooks of any outcome are deleted after this many days (1..36500; see [Retention](#retention))',
+  },
+  {
+    variable: '`DELIVERY_ATTEMPTS_RETENTION_DAYS`',
+    default: '`400`',
+    meaning:
+      'attempts of delivered or dead deliveries are deleted after this many days (1..36500); a pending delivery keeps all of its attempts',
+  },
+  {
+    variable: '`<PROVIDER>_<MODE>_BASE_URL` and credentials',
+    default: 'unset',
+    meaning: 'sandbox/live endpoints, see `docs/providers.md`',
+  },
+];
+
+/** The variables of loadSimulatorsConfig, as docs/operations.md "Simulators as their own process" shows them. */
+export const SIMULATORS_SETTINGS: readonly SettingDoc[] = [
+  {
+    variable: '`PAYGATE_ENV`',
+    default: '`development`',
+    meaning: '`production` is refused: the simulators take no authentication',
+  },
+  {
+    variable: '`DATABASE_URL`',
+    default: 'required',
+    meaning:
+      "where the simulators keep their state (`sim_objects`): the gateway's database, or one of their own",
+  },
+  {
+    variable: '`MASTER_KEY`',
+    default: '`DATA_DIR/master.key`',
+    meaning:
+      "the gateway's master key: the test-mode credentials both sides use derive from it. Never generated here: without either, a configuration error",
+  },
+  {
+    variable: '`DATA_DIR`',
+    default: '`./data`',
+    meaning: 'where the gateway keeps its generated `master.key` (development)',
+  },
+  {
+    variable: '`GATEWAY_URL`',
+    default: 'required',
+    meaning: "the gateway's base URL; webhooks go to `GATEWAY_URL/webhooks/<provider>`",
+  },
+  {
+    variable: '`SIMULATORS_PORT`',
+    default: '`PORT`, else `8090`',
+    meaning: 'HTTP port',
+  },
+  {
+    variable: '`HOST`',
+    default: '`127.0.0.1`',
+    meaning:
+      'listen address (the routes take no authentication: loopback unless you choose otherwise)',
+  },
+  {
+    variable: '`SIMULATORS_URL`',
+    default: '`http://127.0.0.1:<port>`',
+    meaning:
+      "where the gateway reaches them: the same value as the gateway's `SIMULATORS_URL` (wallet_psp's webhook certificate URL must have its origin)",
+  },
+  {
+    variable: '`SIMULATORS_PUBLIC_URL`',
+    default: '`http://localhost:<port>`',
+    meaning: 'base of the checkout page URLs a browser follows',
+  },
+  {
+    variable: '`PROVIDER_TIMEOUT_MS`',
+    default: '`15000`',
+    meaning:
+      "the gateway's value: a lost answer (`registration_timeout`, `refund_timeout`) is held past it",
+  },
+  {
+    variable: '`LOG_LEVEL`',
+    default: '`info`',
+    meaning: 'pino level',
+  },
+];
+
 export const ALL_MODES = MODES;

@@ -1,7 +1,19 @@
+import path from 'node:path';
 import cluster from 'node:cluster';
 import { startGateway } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { EmbeddedPostgresError, startEmbeddedPostgres } from './db/embedded.js';
+import {
+  checkDatabaseReachable,
+  DatabaseStartError,
+  parseDatabaseUrl,
+  PrimaryLocator,
+} from './db/connection.js';
+import {
+  EmbeddedPostgresError,
+  startEmbeddedPostgres,
+  type EmbeddedDatabase,
+} from './db/embedded.js';
+import { createPool } from './db/pool.js';
 import { createLogger } from './logger.js';
 
 let config: Config;
@@ -17,11 +29,28 @@ try {
 
 const log = createLogger(config.logLevel);
 
-function banner(publicUrl: string, embedded: boolean): void {
+type EmbeddedCluster = Pick<EmbeddedDatabase, 'clusterDir' | 'relocated'>;
+
+/** Where the data is; as root the cluster may live outside DATA_DIR, and the operator must know. */
+function databaseLine(embedded: EmbeddedCluster | undefined): string {
+  if (!embedded) return 'DATABASE_URL';
+  const where = `embedded PostgreSQL in ${embedded.clusterDir}`;
+  if (!embedded.relocated) return where;
+  return (
+    `${where}, outside DATA_DIR (${path.join(config.dataDir, 'pg')} links there; ` +
+    'removing it: docs/operations.md, "Running as root")'
+  );
+}
+
+function banner(publicUrl: string, embedded: EmbeddedCluster | undefined): void {
   const lines = [
     '',
     `Paygate is running at ${publicUrl}`,
-    `  database: ${embedded ? `embedded PostgreSQL under ${config.dataDir}` : 'DATABASE_URL'}`,
+    // The bare URL only leads here; a newcomer's first stop is the dashboard.
+    `  dashboard: ${publicUrl}/dashboard (sign in with ${
+      config.adminTokenFile ? 'the admin token below' : 'your ADMIN_TOKEN'
+    })`,
+    `  database: ${databaseLine(embedded)}`,
     `  simulators (test mode): ${
       config.simulatorsUrl
         ? `at ${config.simulatorsUrl}/sim/ (SIMULATORS_URL)`
@@ -45,7 +74,7 @@ function banner(publicUrl: string, embedded: boolean): void {
  */
 function startupFailed(err: unknown): never {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (err instanceof EmbeddedPostgresError) {
+  if (err instanceof EmbeddedPostgresError || err instanceof DatabaseStartError) {
     process.stderr.write(`startup error: ${err.message}\n`);
   } else if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
     const why =
@@ -80,6 +109,18 @@ function onSignals(stop: () => Promise<void>): void {
   }
 }
 
+async function reachable(url: string): Promise<void> {
+  const locator = new PrimaryLocator(
+    parseDatabaseUrl(url, config.database.poolMode === 'transaction'),
+  );
+  const pool = createPool(locator, 1, true);
+  try {
+    await checkDatabaseReachable(pool, 'DATABASE_URL', locator);
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
+}
+
 /**
  * WORKERS > 1: this process owns the embedded database (if any) and forks workers that
  * share the port; each worker is a complete, stateless gateway instance.
@@ -88,6 +129,8 @@ async function runPrimary(): Promise<void> {
   const embedded = config.databaseUrl
     ? undefined
     : await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, log).catch(startupFailed);
+  // Checked once here: workers that each failed would be forked again without end.
+  if (config.databaseUrl) await reachable(config.databaseUrl).catch(startupFailed);
   const env = { DATABASE_URL: embedded?.url ?? config.databaseUrl, ADMIN_TOKEN: config.adminToken };
   let stopping = false;
   let ready = 0;
@@ -98,7 +141,7 @@ async function runPrimary(): Promise<void> {
   });
   cluster.on('message', (_worker, msg: unknown) => {
     if (msg === 'ready' && ++ready === config.workers) {
-      banner(config.publicBaseUrl ?? `http://localhost:${config.port}`, embedded !== undefined);
+      banner(config.publicBaseUrl ?? `http://localhost:${config.port}`, embedded);
     }
   });
   for (let i = 0; i < config.workers; i++) cluster.fork(env);

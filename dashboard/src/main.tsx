@@ -10,6 +10,7 @@ import { Balances } from './pages/Money';
 import { Overview } from './pages/Overview';
 import { PaymentDetailPage } from './pages/PaymentDetail';
 import { Payments } from './pages/Payments';
+import { Ledger } from './pages/Ledger';
 import { Refunds } from './pages/Refunds';
 import { SignIn } from './pages/SignIn';
 import { Stuck } from './pages/Stuck';
@@ -21,6 +22,7 @@ const NAV: { path: string; label: string }[] = [
   { path: '/payments', label: 'Payments' },
   { path: '/refunds', label: 'Refunds' },
   { path: '/disputes', label: 'Disputes' },
+  { path: '/ledger', label: 'Ledger' },
   { path: '/balances', label: 'Balances' },
   { path: '/apps', label: 'Apps' },
   { path: '/deliveries', label: 'Dead deliveries' },
@@ -40,6 +42,8 @@ function Page({ loc }: { loc: Location }) {
       return <Refunds loc={loc} />;
     case '/disputes':
       return <Disputes loc={loc} />;
+    case '/ledger':
+      return <Ledger loc={loc} />;
     case '/balances':
       return <Balances loc={loc} />;
     case '/apps':

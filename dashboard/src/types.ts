@@ -18,7 +18,10 @@ export interface CurrencyTotals {
   succeeded_minor: MinorSum;
   refunded_count?: number;
   refunded_minor: MinorSum;
+  /** The ledger's sum over the window (docs/api.md#ledger). */
   net_minor: MinorSum;
+  /** What disputes took back, net of the ones won. */
+  disputed_minor?: MinorSum;
   failed_count?: number;
   canceled_count?: number;
   initiated_count?: number;
@@ -67,6 +70,8 @@ export interface PaymentRow {
   method: string;
   provider: string;
   refund_status: string | null;
+  /** The amount of the refund refund_status describes (docs/api.md#payment-list). */
+  refund_amount_minor?: number | null;
   created_at: string;
   app_id?: string;
   invoice_number?: string | null;
@@ -192,6 +197,8 @@ export interface Delivery {
   attempts: number;
   last_status_code: number | null;
   last_error: string | null;
+  /** The last attempt's answer, its first 1 KiB as text (docs/api.md#deliveries). */
+  last_response_body?: string | null;
   next_attempt_at: string | null;
   created_at: string;
   updated_at: string;
@@ -262,4 +269,30 @@ export interface AuditEntry {
   request_id: string;
   source_ip: string;
   details: Record<string, unknown>;
+}
+
+/** docs/api.md#ledger */
+export const LEDGER_TYPES = [
+  'charge',
+  'refund',
+  'dispute',
+  'dispute_reversal',
+  'late_charge',
+  'late_charge_refund',
+] as const;
+
+export interface LedgerEntry {
+  id: string;
+  type: (typeof LEDGER_TYPES)[number];
+  payment_id: string;
+  refund_id: string | null;
+  dispute_id: string | null;
+  exception_id: string | null;
+  app_id: string;
+  provider: string;
+  mode: Mode;
+  currency: string;
+  amount_minor: number;
+  fee_minor: number | null;
+  occurred_at: string;
 }

@@ -2,13 +2,16 @@
  * `npm run example:shop`: the example shop beside a running gateway.
  *
  *   GATEWAY_URL   the gateway (default http://localhost:8080)
- *   ADMIN_TOKEN   the gateway's admin token: the shop creates its own test-mode app with it
+ *   ADMIN_TOKEN   the gateway's admin token: the shop finds its test-mode app "Example shop"
+ *                 with it, or creates it once, and keeps its keys in
+ *                 DATA_DIR/example-shop-app.json (DATA_DIR default ./data, like the gateway's)
  *   SHOP_PORT     default 3000; SHOP_HOST default 127.0.0.1;
  *   SHOP_PUBLIC_URL default http://<SHOP_HOST>:<SHOP_PORT>
  *
  * With an app of your own instead of ADMIN_TOKEN: PAYGATE_API_KEY, PAYGATE_SIGNING_SECRET
  * and PAYGATE_WEBHOOK_SECRET (its webhook_url must be <SHOP_PUBLIC_URL>/webhooks/paygate).
  */
+import path from 'node:path';
 import { startShop, type AppCredentials } from './shop.js';
 
 const env = process.env;
@@ -31,6 +34,8 @@ if (!credentials && !env.ADMIN_TOKEN) {
 const shop = await startShop({
   gatewayUrl: env.GATEWAY_URL || 'http://localhost:8080',
   ...(env.ADMIN_TOKEN ? { adminToken: env.ADMIN_TOKEN } : {}),
+  // Beside the gateway's own data: both go when ./data is deleted, and survive restarts.
+  stateFile: path.resolve(env.DATA_DIR || './data', 'example-shop-app.json'),
   ...(credentials ? { credentials } : {}),
   port: Number(env.SHOP_PORT || 3000),
   host: env.SHOP_HOST || '127.0.0.1',

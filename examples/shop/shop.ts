@@ -4,12 +4,16 @@
  * an example, a real shop keeps them in its database.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 // In your app: import { Paygate, ... } from '@paygate/node';
 import {
   Paygate,
+  PaygateAuthenticationError,
   PaygateError,
+  PaygateNotFoundError,
   PaygateWebhookError,
   type PaymentStatus,
   type WebhookEvent,
@@ -60,8 +64,13 @@ export interface AppCredentials {
 
 export interface ShopOptions {
   gatewayUrl: string;
-  /** Creates a fresh test-mode app through the admin API when credentials are not given. */
+  /**
+   * Without credentials: the test-mode app named "Example shop" is found, or created once,
+   * through the admin API.
+   */
   adminToken?: string;
+  /** Keeps that app's id and keys across starts (`npm run example:shop`: DATA_DIR/example-shop-app.json). */
+  stateFile?: string;
   credentials?: AppCredentials;
   port?: number;
   host?: string;
@@ -72,6 +81,8 @@ export interface ShopOptions {
 export interface RunningShop {
   url: string;
   appId: string | undefined;
+  /** The app existed before this start (found by name "Example shop"). */
+  appReused: boolean;
   orders: Map<string, Order>;
   stop(): Promise<void>;
 }
@@ -79,33 +90,118 @@ export interface RunningShop {
 const WEBHOOK_PATH = '/webhooks/paygate';
 const MAX_BODY = 64 * 1024;
 
-/** POST /admin/apps: the operator's step, automated so the example runs with one command. */
-async function createApp(
+/** The app the shop uses, and whether it existed before this start. */
+interface ShopApp {
+  appId: string;
+  credentials: AppCredentials;
+  reused: boolean;
+}
+
+/** What the shop keeps in its state file: the secrets are shown only at create or regenerate. */
+interface KeptApp {
+  app_id: string;
+  api_key: string;
+  signing_secret: string;
+  webhook_secret: string;
+}
+
+export const SHOP_APP_NAME = 'Example shop';
+
+function readKept(file: string | undefined): KeptApp | undefined {
+  if (!file || !existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as KeptApp;
+  } catch {
+    return undefined; // damaged: the app is found by name and its keys regenerated
+  }
+}
+
+function keep(file: string | undefined, app: KeptApp): void {
+  if (!file) return;
+  mkdirSync(path.dirname(file), { recursive: true });
+  // Mode 600: the file holds the app's signing and webhook secrets.
+  writeFileSync(file, JSON.stringify(app, null, 2) + '\n', { mode: 0o600 });
+}
+
+/** The kept keys still open /v1 (nobody regenerated them): a made-up payment is 404, not 401. */
+async function keysWork(gatewayUrl: string, kept: KeptApp): Promise<boolean> {
+  const paygate = new Paygate({
+    baseUrl: gatewayUrl,
+    apiKey: kept.api_key,
+    signingSecret: kept.signing_secret,
+  });
+  try {
+    await paygate.payments.get('0'.repeat(32));
+    return true;
+  } catch (err) {
+    if (err instanceof PaygateNotFoundError) return true;
+    if (err instanceof PaygateAuthenticationError) return false;
+    throw err;
+  }
+}
+
+/**
+ * The operator's step, automated so the example runs with one command, and done once: every
+ * start reuses the test-mode app named "Example shop" (the one whose id the state file
+ * holds first), with the keys kept in the state file while they still work; only a gateway
+ * without such an app gets a new one. Its webhook URL follows the shop's.
+ */
+async function shopApp(
   gatewayUrl: string,
   adminToken: string,
   webhookUrl: string,
-): Promise<{ appId: string; credentials: AppCredentials }> {
-  const res = await fetch(new URL('/admin/apps', gatewayUrl), {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Example shop', mode: 'test', webhook_url: webhookUrl }),
-  });
-  const text = await res.text();
-  if (res.status !== 201) throw new Error(`creating the shop's app failed: ${res.status} ${text}`);
-  const app = JSON.parse(text) as {
-    app_id: string;
-    api_key: string;
-    signing_secret: string;
-    webhook_secret: string;
+  stateFile: string | undefined,
+): Promise<ShopApp> {
+  const admin = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(new URL(path, gatewayUrl), {
+      method,
+      headers: {
+        authorization: `Bearer ${adminToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status !== 200 && res.status !== 201) {
+      throw new Error(`${method} ${path} for the shop's app failed: ${res.status} ${text}`);
+    }
+    return JSON.parse(text) as T;
   };
-  return {
-    appId: app.app_id,
-    credentials: {
-      apiKey: app.api_key,
-      signingSecret: app.signing_secret,
-      webhookSecret: app.webhook_secret,
-    },
+  const done = (app: KeptApp, reused: boolean): ShopApp => {
+    keep(stateFile, app);
+    return {
+      appId: app.app_id,
+      credentials: {
+        apiKey: app.api_key,
+        signingSecret: app.signing_secret,
+        webhookSecret: app.webhook_secret,
+      },
+      reused,
+    };
   };
+
+  const kept = readKept(stateFile);
+  const { apps } = await admin<{
+    apps: { app_id: string; name: string; mode: string; webhook_url: string | null }[];
+  }>('GET', '/admin/apps');
+  const ours = (a: { name: string; mode: string }) => a.name === SHOP_APP_NAME && a.mode === 'test';
+  const found = apps.find((a) => a.app_id === kept?.app_id && ours(a)) ?? apps.find((a) => ours(a));
+  if (!found) {
+    return done(
+      await admin<KeptApp>('POST', '/admin/apps', {
+        name: SHOP_APP_NAME,
+        mode: 'test',
+        webhook_url: webhookUrl,
+      }),
+      false,
+    );
+  }
+  if (found.webhook_url !== webhookUrl) {
+    await admin('PATCH', `/admin/apps/${found.app_id}`, { webhook_url: webhookUrl });
+  }
+  if (kept?.app_id === found.app_id && (await keysWork(gatewayUrl, kept))) return done(kept, true);
+  // Its secrets cannot be read back: new ones, which the state file keeps from now on.
+  return done(await admin<KeptApp>('POST', `/admin/apps/${found.app_id}/regenerate-keys`), true);
 }
 
 function readBody(req: http.IncomingMessage): Promise<Buffer> {
@@ -269,17 +365,20 @@ export async function startShop(options: ShopOptions): Promise<RunningShop> {
   const publicUrl = (options.publicUrl ?? `http://${shownHost}:${port}`).replace(/\/+$/, '');
 
   let appId: string | undefined;
+  let appReused = false;
   let credentials = options.credentials;
   try {
     if (!credentials) {
       if (!options.adminToken) throw new Error('give the app credentials or an admin token');
-      const created = await createApp(
+      const app = await shopApp(
         options.gatewayUrl,
         options.adminToken,
         publicUrl + WEBHOOK_PATH,
+        options.stateFile,
       );
-      appId = created.appId;
-      credentials = created.credentials;
+      appId = app.appId;
+      appReused = app.reused;
+      credentials = app.credentials;
     }
   } catch (err) {
     server.close();
@@ -295,6 +394,7 @@ export async function startShop(options: ShopOptions): Promise<RunningShop> {
   return {
     url: publicUrl,
     appId,
+    appReused,
     orders,
     async stop() {
       server.closeAllConnections();

@@ -41,11 +41,19 @@ export function signRequest(
   return hmacSha256Hex(secret, canonicalString(timestamp, method, path, rawBody));
 }
 
+/**
+ * Called when a test-mode app's signature does not match, with the string the gateway
+ * signed: a developer diffs it with theirs (docs/api.md#request-signing). It holds no
+ * secret; the expected signature is never passed, since it would sign that very request.
+ */
+export type SignatureMismatch = (app: AppRow, canonical: string) => void;
+
 /** docs/api.md#request-signing in its order; an unknown key is indistinguishable from a wrong signature (docs/api.md#request-signing). */
 export async function authenticateApp(
   req: SignedRequest,
   lookup: AppKeyLookup,
   nowMs: number,
+  onTestModeMismatch?: SignatureMismatch,
 ): Promise<AuthenticatedApp> {
   const { key, timestamp, signature } = req;
   if (!key || !timestamp || !signature) throw apiError('missing_auth_headers');
@@ -54,9 +62,12 @@ export async function authenticateApp(
     throw apiError('timestamp_out_of_range');
   }
   const found = await lookup(key);
-  const expected = found
-    ? signRequest(found.signingSecret, timestamp, req.method, req.path, req.rawBody)
-    : sha256Hex(key); // same work either way, no early exit that times key existence
-  if (!found || !safeEqual(expected, signature)) throw apiError('bad_signature');
+  const canonical = canonicalString(timestamp, req.method, req.path, req.rawBody);
+  const expected = found ? hmacSha256Hex(found.signingSecret, canonical) : sha256Hex(key); // same work either way, no early exit that times key existence
+  if (!found || !safeEqual(expected, signature)) {
+    // Only a test-mode app: sandbox and live keys never make the gateway say what it signed.
+    if (found?.app.mode === 'test') onTestModeMismatch?.(found.app, canonical);
+    throw apiError('bad_signature');
+  }
   return found;
 }

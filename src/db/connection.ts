@@ -117,6 +117,11 @@ export class PrimaryLocator {
     return this.target.hosts[this.index] as HostPort;
   }
 
+  /** Resolves when no search for the primary is under way. */
+  async settled(): Promise<void> {
+    await this.probing;
+  }
+
   /** A connection to `host` failed or found a read-only server: look for the primary. */
   lost(host: HostPort): void {
     if (this.target.hosts.length < 2 || this.probing) return;
@@ -313,4 +318,62 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && (SERVER_GONE.has(code) || code === '53300')) return true;
   return isConnectionError(err);
+}
+
+/** The database named by a setting cannot be used at start; the message is one line with the fix. */
+export class DatabaseStartError extends Error {}
+
+const PG_LOGIN_REFUSED = new Set(['28P01', '28000']);
+
+/**
+ * One line naming why `setting`'s database cannot be used and what to change, or undefined
+ * when the failure is not one the operator fixes in the setting (a defect: logged with its
+ * stack). Never shows the URL: it may hold a password.
+ */
+export function databaseStartFailure(
+  err: unknown,
+  setting: string,
+  target: DatabaseTarget,
+): string | undefined {
+  const where = target.hosts.map((h) => `${h.host}:${h.port}`).join(',');
+  const code = (err as { code?: unknown } | null)?.code;
+  const text = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  if (err instanceof NotPrimaryError) {
+    return `the database at ${where} is read-only (not the primary): point ${setting} at the primary`;
+  }
+  if (typeof code === 'string' && PG_LOGIN_REFUSED.has(code)) {
+    return `the database at ${where} refused the login (${code} ${text}): correct the user or password in ${setting}`;
+  }
+  if (code === '3D000') {
+    return `the database at ${where} answered ${code} ${text}: create it, or correct the database name in ${setting}`;
+  }
+  if (isConnectionError(err)) {
+    // pg's connection timeout has no code, only its message.
+    const why = typeof code === 'string' ? code : 'no answer within 5 s';
+    return `cannot connect to the database at ${where} (${why}): start PostgreSQL there, or correct ${setting}`;
+  }
+  return undefined;
+}
+
+/**
+ * One statement through `pool` before the gateway listens: a database that cannot be reached
+ * ends the start with one line (DatabaseStartError) instead of a listening server that dies
+ * moments later. Several hosts get one try each, the locator moving to the next in between.
+ */
+export async function checkDatabaseReachable(
+  pool: Pick<pg.Pool, 'query'>,
+  setting: string,
+  locator: PrimaryLocator,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await pool.query('SELECT 1');
+      return;
+    } catch (err) {
+      const line = databaseStartFailure(err, setting, locator.target);
+      if (line === undefined) throw err;
+      if (attempt >= locator.target.hosts.length) throw new DatabaseStartError(line);
+      await locator.settled();
+    }
+  }
 }

@@ -64,20 +64,22 @@ const RECORD_SQL = `
 WITH upd AS (
   UPDATE deliveries SET
     status = CASE $2 WHEN 'delivered' THEN 'delivered' WHEN 'dead' THEN 'dead' ELSE 'pending' END,
-    last_status_code = $3, last_error = $4, locked_until = NULL,
+    last_status_code = $3, last_error = $4, last_response_body = $9, locked_until = NULL,
     next_attempt_at = CASE WHEN $2 = 'retry' THEN now() + $5 * interval '1 millisecond' ELSE next_attempt_at END,
     delivered_at = CASE WHEN $2 = 'delivered' THEN now() END,
     updated_at = now()
   WHERE id = $1 AND status = 'pending'
   RETURNING id)
-INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, outcome)
-SELECT id, $6, $7, $8, $3, $4, $2 FROM upd`;
+INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, outcome, response_body)
+SELECT id, $6, $7, $8, $3, $4, $2, $9 FROM upd`;
 
 export interface DeliveryAttempt {
   deliveryId: string;
   verdict: 'delivered' | 'dead' | 'retry';
   statusCode: number | null;
   error: string | null;
+  /** The receiver's answer, first 1 KiB (delivery/sender.ts); null when none came. */
+  responseBody: string | null;
   /** Delay before the next attempt when the verdict is retry. */
   delayMs: number;
   attempt: number;
@@ -95,6 +97,7 @@ export async function recordDeliveryAttempt(db: Queryable, a: DeliveryAttempt): 
     a.attempt,
     a.startedAt,
     a.durationMs,
+    a.responseBody,
   ]);
 }
 
@@ -108,6 +111,7 @@ export interface DeliveryListRow {
   attempts: number;
   last_status_code: number | null;
   last_error: string | null;
+  last_response_body: string | null;
   next_attempt_at: Date;
   created_at: Date;
   updated_at: Date;
@@ -121,7 +125,7 @@ export async function listDeliveryRows(
 ): Promise<DeliveryListRow[]> {
   const res = await db.query<DeliveryListRow>(
     `SELECT d.id, d.event_id, e.event_type, d.app_id, d.payment_id, d.status, d.attempts,
-       d.last_status_code, d.last_error, d.next_attempt_at, d.created_at, d.updated_at
+       d.last_status_code, d.last_error, d.last_response_body, d.next_attempt_at, d.created_at, d.updated_at
      FROM deliveries d JOIN outbound_events e ON e.id = d.event_id
      WHERE ($1::text IS NULL OR d.status = $1)
      ORDER BY d.updated_at DESC, d.id DESC LIMIT $2`,

@@ -1,3 +1,4 @@
+import { newId } from '../domain/ids.js';
 import type { Queryable } from './pool.js';
 
 export type ExceptionKind =
@@ -32,18 +33,43 @@ export interface NewException {
   currency: string;
 }
 
-/** Records an exception once; null when the same money was already on record. */
+/**
+ * Records an exception once; null when the same money was already on record. A charge the
+ * provider took (every kind but unrequested_refund) is booked in the ledger as a late_charge
+ * in the same statement (docs/api.md#ledger).
+ */
 export async function insertException(
   db: Queryable,
   e: NewException,
 ): Promise<ExceptionRow | null> {
   const res = await db.query<ExceptionRow>(
-    `INSERT INTO payment_exceptions (id, payment_id, app_id, kind, provider, provider_ref,
-       amount_minor, currency, resolution)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'manual')
-     ON CONFLICT (payment_id, kind, provider_ref) DO NOTHING
-     RETURNING ${COLUMNS}`,
-    [e.id, e.paymentId, e.appId, e.kind, e.provider, e.providerRef, e.amountMinor, e.currency],
+    `WITH ex AS (
+       INSERT INTO payment_exceptions (id, payment_id, app_id, kind, provider, provider_ref,
+         amount_minor, currency, resolution)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'manual')
+       ON CONFLICT (payment_id, kind, provider_ref) DO NOTHING
+       RETURNING ${COLUMNS}),
+     late AS (
+       INSERT INTO ledger_entries (id, type, payment_id, exception_id, app_id, provider, mode,
+         currency, amount_minor, occurred_at)
+       SELECT $9::text, 'late_charge', ex.payment_id, ex.id, ex.app_id, ex.provider, p.mode,
+         ex.currency, ex.amount_minor, ex.detected_at
+       FROM ex JOIN payments p ON p.id = ex.payment_id
+       WHERE ex.kind IN ('paid_after_cancel', 'paid_after_failure', 'amount_mismatch')
+         AND ex.amount_minor > 0
+       ON CONFLICT DO NOTHING)
+     SELECT * FROM ex`,
+    [
+      e.id,
+      e.paymentId,
+      e.appId,
+      e.kind,
+      e.provider,
+      e.providerRef,
+      e.amountMinor,
+      e.currency,
+      newId(),
+    ],
   );
   return res.rows[0] ?? null;
 }

@@ -1,10 +1,9 @@
-import type { Mode } from '../domain/types.js';
+import type { LEDGER_TYPES, Mode } from '../domain/types.js';
 import { newId } from '../domain/ids.js';
 import type { Queryable } from './pool.js';
 
 /** docs/api.md#ledger: each kind of movement of money. */
-export type LedgerType =
-  'charge' | 'refund' | 'dispute' | 'dispute_reversal' | 'late_charge' | 'late_charge_refund';
+export type LedgerType = (typeof LEDGER_TYPES)[number];
 
 export interface LedgerEntry {
   id: string;
@@ -66,4 +65,56 @@ export async function recordLedgerEntry(
     ],
   });
   return res.rows[0] ?? null;
+}
+
+export interface LedgerFilter {
+  provider: string | null;
+  currency: string | null;
+  appId: string | null;
+  mode: Mode | null;
+  type: LedgerType | null;
+  since: Date | null;
+  until: Date | null;
+  /** The id of the last entry of the previous page, known to exist. */
+  before: string | null;
+  limit: number;
+}
+
+export async function ledgerEntryExists(db: Queryable, id: string): Promise<boolean> {
+  const res = await db.query('SELECT 1 FROM ledger_entries WHERE id = $1', [id]);
+  return res.rowCount !== 0;
+}
+
+/**
+ * Newest first, filtered; paged by (occurred_at, id) against the cursor row's own values in
+ * SQL (a Date read into JavaScript would lose the microseconds, see reports.ts Cursor).
+ */
+export async function listLedgerEntries(db: Queryable, f: LedgerFilter): Promise<LedgerEntry[]> {
+  const conds: string[] = [];
+  const values: unknown[] = [];
+  const bound = (sql: string, v: unknown) => {
+    values.push(v);
+    conds.push(sql.replace('?', `$${values.length}`));
+  };
+  if (f.provider !== null) bound('provider = ?', f.provider);
+  if (f.currency !== null) bound('currency = ?', f.currency);
+  if (f.appId !== null) bound('app_id = ?', f.appId);
+  if (f.mode !== null) bound('mode = ?', f.mode);
+  if (f.type !== null) bound('type = ?', f.type);
+  if (f.since !== null) bound('occurred_at >= ?', f.since);
+  if (f.until !== null) bound('occurred_at < ?', f.until);
+  if (f.before !== null) {
+    bound(
+      '(occurred_at, id) < (SELECT c.occurred_at, c.id FROM ledger_entries c WHERE c.id = ?)',
+      f.before,
+    );
+  }
+  values.push(f.limit);
+  const res = await db.query<LedgerEntry>(
+    `SELECT ${LEDGER_COLUMNS} FROM ledger_entries
+     ${conds.length ? `WHERE ${conds.join(' AND ')}` : ''}
+     ORDER BY occurred_at DESC, id DESC LIMIT $${values.length}`,
+    values,
+  );
+  return res.rows;
 }

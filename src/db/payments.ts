@@ -2,6 +2,7 @@ import type { Mode, PaymentStatus, TerminalStatus } from '../domain/types.js';
 import { DELIVERY_CHANNEL } from './deliveries.js';
 import type { Queryable } from './pool.js';
 import { storableText } from '../domain/storableText.js';
+import { newId } from '../domain/ids.js';
 
 export interface PaymentRow {
   id: string;
@@ -334,12 +335,22 @@ export async function insertRenewalPayment(
     subscriptionId: string;
   },
 ): Promise<PaymentRow | null> {
+  // The renewal's charge is booked in the statement that creates it (docs/api.md#ledger).
   const res = await tx.query<PaymentRow>(
-    `INSERT INTO payments (id, app_id, mode, status, amount_minor, currency, method, provider, provider_ref,
-       external_user_id, email, return_url, metadata, subscription_id, parent_payment_id, finalized_at)
-     VALUES ($1, $2, $3, 'succeeded', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, now())
-     ON CONFLICT (provider, provider_ref) WHERE provider_ref IS NOT NULL DO NOTHING
-     RETURNING ${PAYMENT_COLUMNS}`,
+    `WITH p AS (
+       INSERT INTO payments (id, app_id, mode, status, amount_minor, currency, method, provider,
+         provider_ref, external_user_id, email, return_url, metadata, subscription_id,
+         parent_payment_id, finalized_at)
+       VALUES ($1, $2, $3, 'succeeded', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, now())
+       ON CONFLICT (provider, provider_ref) WHERE provider_ref IS NOT NULL DO NOTHING
+       RETURNING ${PAYMENT_COLUMNS}),
+     charge AS (
+       INSERT INTO ledger_entries (id, type, payment_id, app_id, provider, mode, currency,
+         amount_minor, occurred_at)
+       SELECT $15::text, 'charge', id, app_id, provider, mode, currency, amount_minor, finalized_at
+       FROM p
+       ON CONFLICT DO NOTHING)
+     SELECT * FROM p`,
     [
       r.id,
       r.first.app_id,
@@ -355,6 +366,7 @@ export async function insertRenewalPayment(
       JSON.stringify(r.metadata),
       r.subscriptionId,
       r.first.id,
+      newId(),
     ],
   );
   return res.rows[0] ?? null;
@@ -401,9 +413,12 @@ export interface Finalization {
     amountMinor: number;
     currency: string;
   } | null;
+  /** The provider's fee on the money it took, where it reports one (ledger fee_minor). */
+  feeMinor: number | null;
 }
 
-// One statement: the conditional status change, the outbox event and its first delivery
+// One statement: the conditional status change, its ledger entry (the charge of a success,
+// the late charge of an amount mismatch), the outbox event and its first delivery
 // commit together or not at all (transactional outbox, docs/api.md#delivery-and-retries); the
 // NOTIFY that wakes the delivery workers is sent with that commit.
 const FINALIZE_SQL = `
@@ -415,13 +430,29 @@ WITH upd AS (
     finalized_at = $6, updated_at = $6
   WHERE id = $1 AND status = 'initiated'
     AND ($11::timestamptz IS NULL OR (provider_ref IS NULL AND provider_deadline = $11))
-  RETURNING id, app_id, provider),
+  RETURNING id, app_id, provider, mode, currency, amount_minor),
 ex AS (
   INSERT INTO payment_exceptions (id, payment_id, app_id, kind, provider, provider_ref,
     amount_minor, currency, resolution)
   SELECT $12, id, app_id, 'amount_mismatch', provider, $13, $14, $15, 'manual' FROM upd
   WHERE $12::text IS NOT NULL
-  ON CONFLICT (payment_id, kind, provider_ref) DO NOTHING),
+  ON CONFLICT (payment_id, kind, provider_ref) DO NOTHING
+  RETURNING id, payment_id, app_id, provider, currency, amount_minor, detected_at),
+charge AS (
+  INSERT INTO ledger_entries (id, type, payment_id, app_id, provider, mode, currency,
+    amount_minor, fee_minor, occurred_at)
+  SELECT $16::text, 'charge', id, app_id, provider, mode, currency, amount_minor, $17::bigint, $6
+  FROM upd
+  WHERE $2 = 'succeeded'
+  ON CONFLICT DO NOTHING),
+late AS (
+  INSERT INTO ledger_entries (id, type, payment_id, exception_id, app_id, provider, mode,
+    currency, amount_minor, fee_minor, occurred_at)
+  SELECT $18::text, 'late_charge', ex.payment_id, ex.id, ex.app_id, ex.provider, upd.mode,
+    ex.currency, ex.amount_minor, $17::bigint, ex.detected_at
+  FROM ex JOIN upd ON upd.id = ex.payment_id
+  WHERE ex.amount_minor > 0
+  ON CONFLICT DO NOTHING),
 ev AS (
   INSERT INTO outbound_events (id, app_id, payment_id, event_type, body)
   SELECT $7, app_id, id, $8, $9 FROM upd
@@ -453,6 +484,9 @@ export async function finalizeInitiated(db: Queryable, f: Finalization): Promise
       f.mismatch?.providerRef ?? null,
       f.mismatch?.amountMinor ?? null,
       f.mismatch?.currency ?? null,
+      newId(),
+      f.feeMinor,
+      newId(),
     ],
   });
   return res.rowCount === 1;

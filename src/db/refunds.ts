@@ -1,6 +1,7 @@
 import type { Mode } from '../domain/types.js';
 import type { Queryable } from './pool.js';
 import { storableText } from '../domain/storableText.js';
+import { newId } from '../domain/ids.js';
 
 export interface RefundRow {
   id: string;
@@ -69,6 +70,29 @@ export async function activeRefundFor(db: Queryable, paymentId: string): Promise
   return res.rows[0] ?? null;
 }
 
+/**
+ * The ledger entry of a refund that succeeded in this statement (CTE `r`), booked with it
+ * (docs/api.md#ledger): money out. A refund of a payment that never succeeded gives back a
+ * late charge (linked to the payment's oldest one), so it is a late_charge_refund and the
+ * two net to zero in the reports.
+ */
+const BOOK_REFUND = (idParam: string) => `
+  booked AS (
+    INSERT INTO ledger_entries (id, type, payment_id, refund_id, exception_id, app_id, provider,
+      mode, currency, amount_minor, occurred_at)
+    SELECT ${idParam}::text,
+      CASE WHEN p.status = 'succeeded' THEN 'refund' ELSE 'late_charge_refund' END,
+      r.payment_id, r.id,
+      CASE WHEN p.status <> 'succeeded' THEN
+        (SELECT e.id FROM payment_exceptions e
+         WHERE e.payment_id = r.payment_id
+           AND e.kind IN ('paid_after_cancel', 'paid_after_failure', 'amount_mismatch')
+         ORDER BY e.detected_at, e.id LIMIT 1) END,
+      r.app_id, r.provider, r.mode, r.currency, -r.amount_minor, r.succeeded_at
+    FROM r JOIN payments p ON p.id = r.payment_id
+    WHERE r.status = 'succeeded'
+    ON CONFLICT DO NOTHING)`;
+
 /** Moves an initiated refund to its outcome; null when something else settled it first. */
 export async function settleRefund(
   db: Queryable,
@@ -80,12 +104,21 @@ export async function settleRefund(
   },
 ): Promise<RefundRow | null> {
   const res = await db.query<RefundRow>(
-    `UPDATE refunds SET status = $2, provider_ref = COALESCE($3, provider_ref),
-       last_error = COALESCE($4, last_error),
-       succeeded_at = CASE WHEN $2 = 'succeeded' THEN now() ELSE succeeded_at END,
-       updated_at = now()
-     WHERE id = $1 AND status = 'initiated' RETURNING ${REFUND_COLUMNS}`,
-    [id, s.status, s.providerRef, s.lastError === undefined ? null : storableText(s.lastError)],
+    `WITH r AS (
+       UPDATE refunds SET status = $2, provider_ref = COALESCE($3, provider_ref),
+         last_error = COALESCE($4, last_error),
+         succeeded_at = CASE WHEN $2 = 'succeeded' THEN now() ELSE succeeded_at END,
+         updated_at = now()
+       WHERE id = $1 AND status = 'initiated' RETURNING ${REFUND_COLUMNS}),
+     ${BOOK_REFUND('$5')}
+     SELECT * FROM r`,
+    [
+      id,
+      s.status,
+      s.providerRef,
+      s.lastError === undefined ? null : storableText(s.lastError),
+      newId(),
+    ],
   );
   return res.rows[0] ?? null;
 }
@@ -167,12 +200,15 @@ export async function insertProviderRefund(
   > & { status: 'succeeded' | 'failed'; provider_ref: string; last_error: string },
 ): Promise<RefundRow | null> {
   const res = await tx.query<RefundRow>(
-    `INSERT INTO refunds (id, payment_id, app_id, mode, status, amount_minor, currency, provider,
-       provider_ref, last_error, succeeded_at, additional)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $5 = 'succeeded' THEN now() END,
-       EXISTS (SELECT 1 FROM refunds WHERE payment_id = $2
-                 AND status IN ('initiated', 'succeeded') AND NOT additional))
-     ON CONFLICT DO NOTHING RETURNING ${REFUND_COLUMNS}`,
+    `WITH r AS (
+       INSERT INTO refunds (id, payment_id, app_id, mode, status, amount_minor, currency,
+         provider, provider_ref, last_error, succeeded_at, additional)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $5 = 'succeeded' THEN now() END,
+         EXISTS (SELECT 1 FROM refunds WHERE payment_id = $2
+                   AND status IN ('initiated', 'succeeded') AND NOT additional))
+       ON CONFLICT DO NOTHING RETURNING ${REFUND_COLUMNS}),
+     ${BOOK_REFUND('$11')}
+     SELECT * FROM r`,
     [
       r.id,
       r.payment_id,
@@ -184,6 +220,7 @@ export async function insertProviderRefund(
       r.provider,
       r.provider_ref,
       storableText(r.last_error),
+      newId(),
     ],
   );
   return res.rows[0] ?? null;

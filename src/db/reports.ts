@@ -55,6 +55,32 @@ export async function succeededRefundTotals(
   return res.rows;
 }
 
+/**
+ * The ledger's sums by the time each movement happened (docs/api.md#ledger): two groups per
+ * key, `net` (every entry) and `disputed` (what disputes took back, net of the ones won,
+ * as a positive figure). Served by ledger_report_idx (migration 0013) without the table.
+ */
+export async function ledgerTotals(
+  db: Queryable,
+  w: Window,
+  mode: Mode | null,
+): Promise<GroupTotal[]> {
+  const res = await db.query<GroupTotal & { disputed: string }>(
+    `SELECT app_id, mode, provider, currency, 'net' AS status, count(*)::int AS n,
+       sum(amount_minor)::text AS minor,
+       (-coalesce(sum(amount_minor) FILTER (WHERE type IN ('dispute', 'dispute_reversal')), 0))::text
+         AS disputed
+     FROM ledger_entries
+     WHERE occurred_at >= $1 AND occurred_at < $2 ${mode ? 'AND mode = $3' : ''}
+     GROUP BY app_id, mode, provider, currency`,
+    mode ? [w.since, w.until, mode] : [w.since, w.until],
+  );
+  return res.rows.flatMap(({ disputed, ...net }) => [
+    net,
+    { ...net, status: 'disputed', minor: disputed },
+  ]);
+}
+
 /** Payments still initiated, counted on the time they were created. */
 export async function initiatedTotals(
   db: Queryable,
@@ -144,12 +170,14 @@ export interface PaymentListRow {
   created_at: Date;
   updated_at: Date;
   refund_status: string | null;
+  refund_amount_minor: number | null;
   test_scenario: string | null;
 }
 
 /** The refund shown beside a payment: its active one, else the most recent failed one (docs/api.md#create-a-refund). */
-const REFUND_STATUS = `(SELECT r.status FROM refunds r WHERE r.payment_id = p.id
-   ORDER BY (r.status <> 'failed') DESC, r.created_at DESC, r.id DESC LIMIT 1)`;
+const REFUND_STATUS = `LEFT JOIN LATERAL (SELECT r.status, r.amount_minor FROM refunds r
+   WHERE r.payment_id = p.id
+   ORDER BY (r.status <> 'failed') DESC, r.created_at DESC, r.id DESC LIMIT 1) rf ON true`;
 
 function keyset(
   table: 'payments' | 'refunds',
@@ -238,7 +266,8 @@ export async function listPaymentRows(
     from = branch(null);
   }
   const res = await db.query<PaymentListRow>(
-    `SELECT p.*, ${REFUND_STATUS} AS refund_status FROM (${from}) p ${order} LIMIT ${limit}`,
+    `SELECT p.*, rf.status AS refund_status, rf.amount_minor AS refund_amount_minor
+     FROM (${from}) p ${REFUND_STATUS} ${order} LIMIT ${limit}`,
     values,
   );
   return res.rows;
@@ -334,6 +363,7 @@ export interface AttemptRow {
   attempt: number;
   status_code: number | null;
   error: string | null;
+  response_body: string | null;
   duration_ms: number;
   started_at: Date;
   outcome: string;
@@ -345,18 +375,19 @@ export async function deliveryAttempts(
 ): Promise<AttemptRow[]> {
   if (deliveryIds.length === 0) return [];
   const res = await db.query<AttemptRow>(
-    `SELECT delivery_id, attempt, status_code, error, duration_ms, started_at, outcome
+    `SELECT delivery_id, attempt, status_code, response_body, error, duration_ms, started_at, outcome
      FROM delivery_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt, id`,
     [deliveryIds],
   );
   return res.rows;
 }
 
-/** The earliest time any payment or refund counts in a report (null: none yet). */
+/** The earliest time any payment, refund or ledger entry counts in a report (null: none yet). */
 export async function earliestActivity(db: Queryable): Promise<Date | null> {
   const res = await db.query<{ at: Date | null }>(
     `SELECT least((SELECT min(finalized_at) FROM payments WHERE finalized_at IS NOT NULL),
-       (SELECT min(succeeded_at) FROM refunds WHERE status = 'succeeded')) AS at`,
+       (SELECT min(succeeded_at) FROM refunds WHERE status = 'succeeded'),
+       (SELECT min(occurred_at) FROM ledger_entries)) AS at`,
   );
   return res.rows[0]?.at ?? null;
 }

@@ -42,26 +42,39 @@ export async function materializeDays(pool: Pool, from: string, to: string): Pro
     await tx.query(`INSERT INTO report_days (day) SELECT unnest($1::date[])`, [days]);
     await tx.query(
       `INSERT INTO report_daily (day, app_id, mode, provider, currency, succeeded_count,
-         succeeded_minor, refunded_count, refunded_minor, failed_count, canceled_count)
-       SELECT day, app_id, mode, provider, currency, sum(sc), sum(sm), sum(rc), sum(rm), sum(fc), sum(cc)
+         succeeded_minor, refunded_count, refunded_minor, failed_count, canceled_count,
+         ledger_count, net_minor, disputed_minor)
+       SELECT day, app_id, mode, provider, currency, sum(sc), sum(sm), sum(rc), sum(rm), sum(fc),
+         sum(cc), sum(lc), sum(nm), sum(dm)
        FROM (
          SELECT (finalized_at AT TIME ZONE 'UTC')::date AS day, app_id, mode, provider, currency,
            count(*) FILTER (WHERE status = 'succeeded') AS sc,
            coalesce(sum(amount_minor) FILTER (WHERE status = 'succeeded'), 0) AS sm,
            0 AS rc, 0 AS rm,
            count(*) FILTER (WHERE status = 'failed') AS fc,
-           count(*) FILTER (WHERE status = 'canceled') AS cc
+           count(*) FILTER (WHERE status = 'canceled') AS cc,
+           0 AS lc, 0 AS nm, 0 AS dm
          FROM payments
          WHERE finalized_at >= ($2::date)::timestamp AT TIME ZONE 'UTC'
            AND finalized_at < ($3::date + 1)::timestamp AT TIME ZONE 'UTC'
          GROUP BY 1, 2, 3, 4, 5
          UNION ALL
          SELECT (succeeded_at AT TIME ZONE 'UTC')::date, app_id, mode, provider, currency,
-           0, 0, count(*), sum(amount_minor), 0, 0
+           0, 0, count(*), sum(amount_minor), 0, 0, 0, 0, 0
          FROM refunds
          WHERE status = 'succeeded'
            AND succeeded_at >= ($2::date)::timestamp AT TIME ZONE 'UTC'
            AND succeeded_at < ($3::date + 1)::timestamp AT TIME ZONE 'UTC'
+         GROUP BY 1, 2, 3, 4, 5
+         UNION ALL
+         -- The ledger's sums (docs/api.md#ledger): net is every entry, disputed what disputes
+         -- took back net of the ones won.
+         SELECT (occurred_at AT TIME ZONE 'UTC')::date, app_id, mode, provider, currency,
+           0, 0, 0, 0, 0, 0, count(*), sum(amount_minor),
+           -coalesce(sum(amount_minor) FILTER (WHERE type IN ('dispute', 'dispute_reversal')), 0)
+         FROM ledger_entries
+         WHERE occurred_at >= ($2::date)::timestamp AT TIME ZONE 'UTC'
+           AND occurred_at < ($3::date + 1)::timestamp AT TIME ZONE 'UTC'
          GROUP BY 1, 2, 3, 4, 5
        ) t
        WHERE day = ANY($1::date[])
@@ -83,6 +96,10 @@ interface RollupRow {
   rm: string;
   fc: number;
   cc: number;
+  /** Ledger entries of the group: a day may have money on the ledger and no payment. */
+  lc: number;
+  nm: string;
+  dm: string;
 }
 
 /** Totals of the materialized days of [from, to), in the raw queries' shape. */
@@ -96,7 +113,9 @@ export async function rollupTotals(
     `SELECT app_id, mode, provider, currency,
        sum(succeeded_count)::int AS sc, sum(succeeded_minor)::text AS sm,
        sum(refunded_count)::int AS rc, sum(refunded_minor)::text AS rm,
-       sum(failed_count)::int AS fc, sum(canceled_count)::int AS cc
+       sum(failed_count)::int AS fc, sum(canceled_count)::int AS cc,
+       sum(ledger_count)::int AS lc, sum(net_minor)::text AS nm,
+       sum(disputed_minor)::text AS dm
      FROM report_daily WHERE day >= $1::date AND day < $2::date ${mode ? 'AND mode = $3' : ''}
      GROUP BY app_id, mode, provider, currency`,
     mode ? [from, to, mode] : [from, to],
@@ -108,6 +127,13 @@ export async function rollupTotals(
     if (r.rc) out.push({ ...g, status: 'refunded', n: r.rc, minor: r.rm });
     if (r.fc) out.push({ ...g, status: 'failed', n: r.fc, minor: '0' });
     if (r.cc) out.push({ ...g, status: 'canceled', n: r.cc, minor: '0' });
+    // As ledgerTotals answers: a group only where the ledger has entries.
+    if (r.lc) {
+      out.push(
+        { ...g, status: 'net', n: r.lc, minor: r.nm },
+        { ...g, status: 'disputed', n: r.lc, minor: r.dm },
+      );
+    }
   }
   return out;
 }

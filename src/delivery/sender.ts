@@ -3,12 +3,33 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { storableText } from '../domain/storableText.js';
 import { dialAddresses, type WebhookNetwork } from './network.js';
 
 export interface SendResult {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+  /** The first RESPONSE_BODY_LIMIT bytes of the receiver's answer as storable text; null without an answer. */
+  responseBody: string | null;
+}
+
+/** How much of a receiver's answer an attempt keeps (docs/api.md#delivery-and-retries): 1 KiB, as svix does. */
+export const RESPONSE_BODY_LIMIT = 1024;
+
+/**
+ * The first RESPONSE_BODY_LIMIT bytes of an answer as text that PostgreSQL can hold. Bytes
+ * that are not UTF-8 become U+FFFD (a receiver's answer is what it said, never a reason to
+ * lose the attempt); a character cut by the limit is dropped rather than shown as U+FFFD,
+ * since it was valid and only the cut broke it. NUL becomes U+FFFD (storableText).
+ */
+export function responseBodyText(head: Buffer, truncated: boolean): string {
+  const kept = head.subarray(0, RESPONSE_BODY_LIMIT);
+  // stream: true holds back an incomplete sequence at the end instead of replacing it.
+  const text = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(kept, {
+    stream: truncated || head.length > RESPONSE_BODY_LIMIT,
+  });
+  return storableText(text);
 }
 
 type ConnectionOptions = http.ClientRequestArgs;
@@ -110,7 +131,7 @@ export class WebhookSender {
     }
   }
 
-  /** One POST with a hard timeout; the response body is not read beyond draining it. */
+  /** One POST with a hard timeout; the answer's first 1 KiB is kept, the rest drained. */
   post(
     url: string,
     headers: Record<string, string>,
@@ -119,10 +140,15 @@ export class WebhookSender {
     publicOnly: boolean,
   ): Promise<SendResult> {
     const started = performance.now();
-    const done = (statusCode: number | null, error: string | null): SendResult => ({
+    const done = (
+      statusCode: number | null,
+      error: string | null,
+      responseBody: string | null = null,
+    ): SendResult => ({
       statusCode,
       error,
       durationMs: Math.round(performance.now() - started),
+      responseBody,
     });
     return new Promise((resolve) => {
       let target: URL;
@@ -143,9 +169,21 @@ export class WebhookSender {
           timeout: timeoutMs,
         },
         (res) => {
-          res.resume();
-          res.on('end', () => resolve(done(res.statusCode ?? null, null)));
-          res.on('error', () => resolve(done(res.statusCode ?? null, null)));
+          const head: Buffer[] = [];
+          let kept = 0;
+          let truncated = false;
+          res.on('data', (chunk: Buffer) => {
+            if (kept >= RESPONSE_BODY_LIMIT) {
+              truncated = true;
+              return;
+            }
+            head.push(chunk);
+            kept += chunk.length;
+          });
+          const answer = () => responseBodyText(Buffer.concat(head), truncated);
+          res.on('end', () => resolve(done(res.statusCode ?? null, null, answer())));
+          // The status arrived, so the attempt is judged by it; the body is what came.
+          res.on('error', () => resolve(done(res.statusCode ?? null, null, answer())));
         },
       );
       const timer = setTimeout(

@@ -133,7 +133,12 @@ export class DeliveryWorker {
     const startedAt = new Date();
     let result: SendResult;
     if (!d.webhook_url) {
-      result = { statusCode: null, error: 'app has no webhook_url', durationMs: 0 };
+      result = {
+        statusCode: null,
+        error: 'app has no webhook_url',
+        durationMs: 0,
+        responseBody: null,
+      };
     } else {
       const ts = String(Math.floor(this.gw.now() / 1000));
       result = await this.sender.post(
@@ -160,6 +165,7 @@ export class DeliveryWorker {
         verdict: v,
         statusCode: result.statusCode,
         error: result.error,
+        responseBody: result.responseBody,
         delayMs,
         attempt: d.attempts,
         startedAt,

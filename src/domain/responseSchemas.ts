@@ -7,7 +7,7 @@
  */
 import { MAX_SAFE_AMOUNT, type JsonSchema } from './schemas.js';
 import type { OutboundEventType } from './events.js';
-import { MODES, PAYMENT_STATUSES, PROVIDERS } from './types.js';
+import { LEDGER_TYPES, MODES, PAYMENT_STATUSES, PROVIDERS } from './types.js';
 
 const str = (description?: string, examples?: readonly unknown[]): JsonSchema => ({
   type: 'string',
@@ -273,7 +273,16 @@ const figures = {
   succeeded_minor: minorSum,
   refunded_count: { type: 'integer', minimum: 0 },
   refunded_minor: minorSum,
-  net_minor: minorSum,
+  net_minor: {
+    ...minorSum,
+    description:
+      'The sum of the ledger over the window (docs/api.md#ledger): charges, late charges and dispute reversals in, refunds and disputes out. Exact at any size.',
+  },
+  disputed_minor: {
+    ...minorSum,
+    description:
+      'What disputes took back over the window, net of the disputes won (docs/api.md#ledger). Exact at any size.',
+  },
   failed_count: { type: 'integer', minimum: 0 },
   canceled_count: { type: 'integer', minimum: 0 },
   initiated_count: { type: 'integer', minimum: 0 },
@@ -347,6 +356,11 @@ const PaymentList = object({
       invoice_number: nullable(str()),
       last_error: str(),
       refund_status: nullable(refundStatus),
+      refund_amount_minor: nullable({
+        ...amount,
+        description:
+          'The amount of the refund refund_status describes, in minor units; null without one.',
+      }),
       created_at: timestamp,
       updated_at: timestamp,
       finalized_at: nullable(timestamp),
@@ -409,6 +423,11 @@ const PaymentDetail = object(
           object({
             attempt: { type: 'integer', minimum: 1 },
             status_code: nullable({ type: 'integer' }),
+            response_body: nullable(
+              str(
+                "The first 1 KiB of the receiver's answer as text (bytes that are not UTF-8 and NUL as U+FFFD); null when no answer came.",
+              ),
+            ),
             error: nullable(str()),
             duration_ms: { type: 'integer', minimum: 0 },
             started_at: timestamp,
@@ -476,6 +495,9 @@ const DeliveryList = object({
       attempts: { type: 'integer', minimum: 0 },
       last_status_code: nullable({ type: 'integer' }),
       last_error: nullable(str()),
+      last_response_body: nullable(
+        str("The last attempt's answer: its first 1 KiB as text, as in the payment detail."),
+      ),
       next_attempt_at: nullable(timestamp),
       created_at: timestamp,
       updated_at: timestamp,
@@ -608,6 +630,38 @@ const WebhookAck: JsonSchema = object(
   'docs/api.md#provider-webhooks',
 );
 
+const LedgerEntry = object(
+  {
+    id: hex32('The entry id.'),
+    type: { type: 'string', enum: [...LEDGER_TYPES] },
+    payment_id: hex32('The payment the money moved for.'),
+    refund_id: nullable(hex32('refund and late_charge_refund: the refund.')),
+    dispute_id: nullable(hex32('dispute and dispute_reversal: the dispute.')),
+    exception_id: nullable(
+      hex32('late_charge, and a late_charge_refund that gives one back: the exception.'),
+    ),
+    app_id: str(),
+    provider,
+    mode,
+    currency: str('IDR, USD, EUR or GBP.', ['IDR']),
+    amount_minor: {
+      type: 'integer',
+      minimum: -MAX_SAFE_AMOUNT,
+      maximum: MAX_SAFE_AMOUNT,
+      description: 'Signed: money in positive, money out negative.',
+    },
+    fee_minor: nullable({
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_SAFE_AMOUNT,
+      description: "The provider's fee where it reports one (PayPal's paypal_fee).",
+    }),
+    occurred_at: timestamp,
+  },
+  [],
+  'docs/api.md#ledger',
+);
+
 /** Named schemas, referenced as #/components/schemas/<name>. */
 export const RESPONSE_SCHEMAS = {
   Payment,
@@ -635,6 +689,8 @@ export const RESPONSE_SCHEMAS = {
   }),
   Exception,
   ExceptionList: object({ exceptions: arrayOf(ref('Exception')) }),
+  LedgerEntry,
+  LedgerList: object({ entries: arrayOf(ref('LedgerEntry')) }),
   DeliveryEnqueued: object({ delivery_id: str('dlv_ followed by 24 lowercase hex characters.') }),
   Redelivered: object({ deliveries: { type: 'integer', minimum: 0 } }),
   DeliveryList,

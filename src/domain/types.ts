@@ -15,3 +15,13 @@ export function isMode(v: unknown): v is Mode {
 export function isProvider(v: unknown): v is ProviderSlug {
   return typeof v === 'string' && (PROVIDERS as readonly string[]).includes(v);
 }
+
+/** docs/api.md#ledger: each kind of movement of money, in the order the docs list them. */
+export const LEDGER_TYPES = [
+  'charge',
+  'refund',
+  'dispute',
+  'dispute_reversal',
+  'late_charge',
+  'late_charge_refund',
+] as const;

@@ -59,7 +59,7 @@ export type InboundAction =
   | {
       kind: 'payment';
       outcome: 'succeeded';
-      paid: Money;
+      paid: Paid;
       enrichment?: Record<string, unknown>;
     }
   | {
@@ -128,6 +128,11 @@ export interface DisputeAction {
 export interface Money {
   amountMinor: number;
   currency: string;
+}
+
+/** What a provider took for a payment; feeMinor where it reports its fee (PayPal's paypal_fee). */
+export interface Paid extends Money {
+  feeMinor?: number;
 }
 
 export interface InboundEvent {

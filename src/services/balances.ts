@@ -50,7 +50,7 @@ function context(deps: ReportDeps, slug: ProviderSlug, mode: Mode): ProviderCont
 /**
  * A provider with a balance API (wallet_psp) answers with its own figures, source real, for
  * every mode it is configured for. Everything else is calculated from the gateway's records:
- * succeeded payments minus succeeded refunds, all time, per provider, mode and currency. When
+ * the sum of the ledger (docs/api.md#ledger), all time, per provider, mode and currency. When
  * the provider call fails, or the provider has records in a mode it is not configured for,
  * the calculated figure is shown with `error` saying why; `errors` lists every failed call,
  * also those of a mode without records.
@@ -66,14 +66,14 @@ export async function balances(
   const calculated = new Map<string, Map<string, bigint>>();
   const key = (p: string, m: string) => `${p} ${m}`;
   for (const r of totals) {
-    const sign = r.status === 'succeeded' ? 1n : r.status === 'refunded' ? -1n : 0n;
-    if (sign === 0n) continue;
+    // The ledger's sum: every movement of money, late charges and disputes included (D16).
+    if (r.status !== 'net') continue;
     let byCurrency = calculated.get(key(r.provider, r.mode));
     if (!byCurrency) {
       byCurrency = new Map();
       calculated.set(key(r.provider, r.mode), byCurrency);
     }
-    byCurrency.set(r.currency, (byCurrency.get(r.currency) ?? 0n) + sign * BigInt(r.minor));
+    byCurrency.set(r.currency, (byCurrency.get(r.currency) ?? 0n) + BigInt(r.minor));
   }
   const calculatedEntries = (provider: string, mode: Mode, error?: string): BalanceEntry[] =>
     [...(calculated.get(key(provider, mode)) ?? new Map<string, bigint>()).entries()].map(

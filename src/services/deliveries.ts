@@ -41,6 +41,7 @@ export interface DeliveryView {
   attempts: number;
   last_status_code: number | null;
   last_error: string | null;
+  last_response_body: string | null;
   next_attempt_at: string | null;
   created_at: string;
   updated_at: string;
@@ -63,6 +64,7 @@ export async function listDeliveries(
     attempts: r.attempts,
     last_status_code: r.last_status_code,
     last_error: r.last_error,
+    last_response_body: r.last_response_body,
     next_attempt_at: r.status === 'pending' ? r.next_attempt_at.toISOString() : null,
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),

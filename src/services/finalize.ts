@@ -4,7 +4,7 @@ import { finalizeInitiated, findPayment, type PaymentRow } from '../db/payments.
 import type { Queryable } from '../db/pool.js';
 import { paymentEventBody, paymentEventType } from '../domain/events.js';
 import type { TerminalStatus } from '../domain/types.js';
-import type { InboundAction, InboundEvent, Money } from '../providers/types.js';
+import type { InboundAction, InboundEvent, Money, Paid } from '../providers/types.js';
 import { lateChargeKind, recordException, reportException } from './exceptions.js';
 import {
   ALREADY_FINALIZED,
@@ -17,7 +17,7 @@ import { storableText } from '../domain/storableText.js';
 
 /** How a payment leaves initiated: a success always carries what the provider took. */
 type FinalOutcome =
-  | { outcome: 'succeeded'; paid: Money }
+  | { outcome: 'succeeded'; paid: Paid }
   | {
       outcome: 'failed' | 'canceled';
       /** Verbatim provider error text; kept as last_error for failed payments. */
@@ -106,6 +106,7 @@ export async function finalizePayment(
     eventBody: paymentEventBody(eventType, finalized, at),
     deliveryId: newDeliveryId(),
     onlyIfUnregisteredUntil: input.onlyIfUnregisteredUntil ?? null,
+    feeMinor: input.outcome === 'succeeded' ? (input.paid.feeMinor ?? null) : null,
     mismatch: mismatch && {
       exceptionId: newId(),
       providerRef: payment.provider_ref ?? '',

@@ -38,7 +38,10 @@ export interface Figures {
   succeeded_minor: Minor;
   refunded_count: number;
   refunded_minor: Minor;
+  /** The sum of the ledger (docs/api.md#ledger): every movement of money in and out. */
   net_minor: Minor;
+  /** What disputes took back, net of the disputes won. */
+  disputed_minor: Minor;
   failed_count: number;
   canceled_count: number;
   initiated_count: number;
@@ -70,6 +73,7 @@ function zero(): Figures {
     refunded_count: 0,
     refunded_minor: 0n,
     net_minor: 0n,
+    disputed_minor: 0n,
     failed_count: 0,
     canceled_count: 0,
     initiated_count: 0,
@@ -96,14 +100,23 @@ function add(f: Figures, g: GroupTotal): void {
     case 'initiated':
       f.initiated_count += g.n;
       break;
+    // The net is the ledger's sum, never succeeded minus refunded: late charges, their
+    // refunds and disputes move money that no payment status shows (D16).
+    case 'net':
+      f.net_minor += minor;
+      break;
+    case 'disputed':
+      f.disputed_minor += minor;
+      break;
   }
-  f.net_minor = f.succeeded_minor - f.refunded_minor;
 }
 
 function isEmpty(f: Figures): boolean {
   return (
     f.succeeded_count + f.refunded_count + f.failed_count + f.canceled_count + f.initiated_count ===
-    0
+      0 &&
+    f.net_minor === 0n &&
+    f.disputed_minor === 0n
   );
 }
 
@@ -235,6 +248,8 @@ export interface PaymentListItem {
   invoice_number: string | null;
   last_error: string;
   refund_status: string | null;
+  /** The amount of the refund refund_status describes (a partial refund is less than amount_minor). */
+  refund_amount_minor: number | null;
   created_at: string;
   updated_at: string;
   finalized_at: string | null;
@@ -282,6 +297,7 @@ export async function listPayments(
       invoice_number: r.invoice_number,
       last_error: r.last_error,
       refund_status: r.refund_status,
+      refund_amount_minor: r.refund_amount_minor,
       created_at: r.created_at.toISOString(),
       updated_at: r.updated_at.toISOString(),
       finalized_at: r.finalized_at?.toISOString() ?? null,
@@ -384,6 +400,8 @@ export interface PaymentDetail {
     attempts: {
       attempt: number;
       status_code: number | null;
+      /** The receiver's answer: its first 1 KiB as text (docs/api.md#payment-detail). */
+      response_body: string | null;
       error: string | null;
       duration_ms: number;
       started_at: string;
@@ -449,6 +467,7 @@ export async function getPaymentDetail(db: Queryable, id: string): Promise<Payme
         .map((a) => ({
           attempt: a.attempt,
           status_code: a.status_code,
+          response_body: a.response_body,
           error: a.error,
           duration_ms: a.duration_ms,
           started_at: a.started_at.toISOString(),

@@ -7,6 +7,7 @@
  */
 import type { Pool } from '../db/pool.js';
 import {
+  ledgerTotals,
   succeededByDay,
   succeededRefundTotals,
   terminalPaymentTotals,
@@ -51,7 +52,10 @@ function dayRange(d: { from: Date; to: Date }) {
   };
 }
 
-/** Terminal payments (by finalized_at) and succeeded refunds (by succeeded_at) of the window. */
+/**
+ * Terminal payments (by finalized_at), succeeded refunds (by succeeded_at) and the ledger's
+ * sums (by occurred_at) of the window.
+ */
 export async function windowTotals(
   pool: Pool,
   w: Window,
@@ -66,7 +70,11 @@ export async function windowTotals(
     parts.push(rollupTotals(pool, r.from, r.to, mode));
   }
   for (const raw of split.raw) {
-    parts.push(terminalPaymentTotals(pool, raw, mode), succeededRefundTotals(pool, raw, mode));
+    parts.push(
+      terminalPaymentTotals(pool, raw, mode),
+      succeededRefundTotals(pool, raw, mode),
+      ledgerTotals(pool, raw, mode),
+    );
   }
   return (await Promise.all(parts)).flat();
 }

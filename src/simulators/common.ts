@@ -8,6 +8,7 @@ import {
   updateSimObject,
   type SimObjectKey,
 } from '../db/simObjects.js';
+import { CURRENCY_EXPONENT } from '../domain/money.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { SimulatorHost } from './host.js';
 
@@ -109,6 +110,38 @@ export async function deliverToGateway(
   return { gateway_status: res.status, gateway_body: await res.text() };
 }
 
+const CURRENCY_FORMATS = new Map<string, Intl.NumberFormat>();
+
+/**
+ * "$19.99", "€19.99", "£19.99": a checkout page's amount as a buyer reads it, with the
+ * currency's own number of decimals from the gateway's exponent table (domain/money.ts).
+ * en-US for every currency: the simulators' pages are English. IDR pages use rupiahText.
+ */
+export function currencyText(minor: number, currency: string): string {
+  const exp = CURRENCY_EXPONENT[currency.toUpperCase()];
+  if (exp === undefined) return `${minor} ${currency.toUpperCase()} (minor units)`;
+  return decimalCurrencyText((minor / 10 ** exp).toFixed(exp), currency);
+}
+
+/** currencyText of an amount written as the provider writes it ("25.99"). */
+export function decimalCurrencyText(value: string, currency: string): string {
+  const code = currency.toUpperCase();
+  const exp = CURRENCY_EXPONENT[code];
+  const n = Number(value);
+  if (exp === undefined || !Number.isFinite(n)) return `${value} ${code}`;
+  let f = CURRENCY_FORMATS.get(code);
+  if (!f) {
+    f = new Intl.NumberFormat('en-US', {
+      style: 'currency',
+      currency: code,
+      minimumFractionDigits: exp,
+      maximumFractionDigits: exp,
+    });
+    CURRENCY_FORMATS.set(code, f);
+  }
+  return f.format(n);
+}
+
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
@@ -154,7 +187,8 @@ export function renderCheckoutPage(reply: FastifyReply, info: CheckoutPageInfo):
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(info.title)} (test mode)</title>
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem;border-bottom:1px solid #ddd;vertical-align:top}
+th{white-space:nowrap}td{overflow-wrap:anywhere}
 form{display:inline-block;margin:.5rem .5rem 0 0}button{font-size:1rem;padding:.5rem 1rem}
 .banner{background:#fff3cd;padding:.5rem;border-radius:4px}</style></head>
 <body><p class="banner">Test mode: ${escapeHtml(info.provider)} simulator. No money moves.</p>

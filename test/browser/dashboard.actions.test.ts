@@ -91,7 +91,7 @@ test('payment detail: every field, last_error, deliveries with attempts, raw inb
     assert.equal(await page.locator(`dl.fields > [data-field="${k}"]`).count(), 1, k);
   }
   assert.equal(await text('[data-field="amount_minor"] dd'), money(150_000, 'IDR'));
-  assert.equal(await text('.last-error'), 'last_error: none');
+  assert.equal(await text('.last-error'), 'Last error: none');
   // Times are local (Asia/Jakarta here) with UTC in the title.
   const created = page.locator('[data-field="created_at"] time');
   assert.match((await created.getAttribute('title')) ?? '', / UTC$/);
@@ -160,7 +160,7 @@ test('refund a paid idr_psp payment with amount and reason', async () => {
 });
 
 test('retry webhook from the detail page and from dead deliveries', async () => {
-  receiver.behaviour = () => ({ status: 500 });
+  receiver.behaviour = () => ({ status: 500, body: '{"error":"orders database unavailable"}' });
   const before = receiver.received.length;
   const a = await paidPayment(gw, app, 'idr', 10_000);
   const b = await paidPayment(gw, app, 'idr', 20_000);
@@ -175,6 +175,13 @@ test('retry webhook from the detail page and from dead deliveries', async () => 
 
   await openPayment(a.id);
   assert.equal(await text('.delivery .badge'), 'dead');
+  // Each attempt shows what the app answered beside its status.
+  assert.deepEqual(
+    (await page.locator('.delivery .attempts [data-field="response_body"]').allTextContents()).map(
+      norm,
+    ),
+    ['{"error":"orders database unavailable"}', '{"error":"orders database unavailable"}'],
+  );
   const { go } = await confirmAction('Retry webhook…', 'Send the webhook again?', 'Retry webhook');
   await go();
   await page.locator('#action-result').waitFor();
@@ -189,6 +196,14 @@ test('retry webhook from the detail page and from dead deliveries', async () => 
   await page.getByRole('link', { name: 'Dead deliveries' }).click();
   const row = page.locator('#deliveries-table tbody tr', { hasText: b.id.slice(0, 8) });
   await row.waitFor();
+  assert.equal(
+    norm(await row.locator('[data-field="last_answer"] .error-text').textContent()),
+    'HTTP 500',
+  );
+  assert.equal(
+    norm(await row.locator('[data-field="last_answer"] code.answer-body').textContent()),
+    '{"error":"orders database unavailable"}',
+  );
   await screenshot(page, 'deliveries-dead');
   await row.getByRole('button', { name: 'Retry…' }).click();
   await page.getByRole('dialog', { name: 'Retry this webhook?' }).waitFor();

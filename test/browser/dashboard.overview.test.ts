@@ -13,6 +13,7 @@ import {
   launchBrowser,
   money,
   norm,
+  readmeScreenshot,
   screenshot,
   signIn,
   type Browser,
@@ -105,12 +106,17 @@ test('sign-in (keyboard only) keeps the token in sessionStorage only, never in t
   // back through the header (Sign out, the search box and its button, then the navigation
   // links from the last: Audit log, Stuck, Dead deliveries, Apps, Balances, Refunds, Payments).
   const focused = () => page.evaluate(() => document.activeElement?.textContent ?? '');
+  // The heading takes focus in an effect that runs after the screen is drawn (PageTitle); under
+  // load the heading can be visible before it does, and a Tab pressed then starts from the
+  // body. Wait for the focus itself, not a time.
+  await page.waitForFunction(() => document.activeElement?.tagName === 'H1');
   assert.equal(await focused(), 'Overview');
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('name')), 'days');
   await page.keyboard.press('Shift+Tab');
   assert.equal(await focused(), 'Sign out');
-  for (let i = 0; i < 9; i++) await page.keyboard.press('Shift+Tab');
+  // Back through the navigation to Payments: one more stop since the Ledger entry (issue 24).
+  for (let i = 0; i < 10; i++) await page.keyboard.press('Shift+Tab');
   assert.equal(await focused(), 'Payments');
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'Payments' }).waitFor();
@@ -195,6 +201,7 @@ test('overview: per-currency figures, by app and by provider equal the API', asy
   }
   assert.equal(await page.locator('figure[data-currency="GBP"]').count(), 0);
   await screenshot(page, 'overview');
+  await readmeScreenshot(page);
 
   // The same screen on a phone.
   await page.setViewportSize({ width: 390, height: 844 });

@@ -115,6 +115,15 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
+/**
+ * The README's picture of the dashboard (docs/dashboard-overview.png), written only when
+ * README_SCREENSHOT=1, so an ordinary test run never changes a tracked file.
+ */
+export async function readmeScreenshot(page: Page): Promise<void> {
+  if (process.env.README_SCREENSHOT !== '1') return;
+  await page.screenshot({ path: path.join(ROOT, 'docs/dashboard-overview.png'), fullPage: true });
+}
+
 /** Signs in on a page that shows the sign-in screen. */
 export async function signIn(page: Page, token: string): Promise<void> {
   await page.getByLabel('Admin token').fill(token);

@@ -9,7 +9,10 @@ export interface Received {
   at: number;
 }
 
-export type Behaviour = (index: number, req: Received) => { status: number; delayMs?: number };
+export type Behaviour = (
+  index: number,
+  req: Received,
+) => { status: number; delayMs?: number; body?: string | Buffer };
 
 /**
  * An app's webhook endpoint for tests. It checks X-PAY-Signature with its own HMAC code
@@ -36,9 +39,9 @@ export class Receiver {
         };
         const index = this.received.length;
         this.received.push(entry);
-        const { status, delayMs } = this.behaviour(index, entry);
+        const { status, delayMs, body: answer } = this.behaviour(index, entry);
         setTimeout(() => {
-          if (!res.destroyed) res.writeHead(status).end();
+          if (!res.destroyed) res.writeHead(status).end(answer);
         }, delayMs ?? 0);
       });
     });

@@ -51,6 +51,11 @@ let gw: TestGateway;
 let apps: Record<string, AppWithSecrets>;
 const payments: P[] = [];
 const refunds: R[] = [];
+/**
+ * The ledger as the seed booked it (ledger_backfill, docs/api.md#ledger): net_minor is its
+ * sum (D16), so a later SQL correction of a payment's status leaves the net as booked.
+ */
+const ledger: { p: P; amount: bigint; at: Date }[] = [];
 let now: number;
 let today: number;
 
@@ -222,6 +227,17 @@ before(async () => {
       ],
     );
   }
+  // The seed writes rows with SQL, past the gateway that books each movement as it records
+  // it; the migration's backfill books them as it booked the rows before the ledger.
+  await sql(gw.databaseUrl, 'SELECT ledger_backfill()');
+  for (const p of payments) {
+    if (p.status === 'succeeded') ledger.push({ p, amount: p.amount, at: p.finalized as Date });
+  }
+  for (const r of refunds) {
+    if (r.status === 'succeeded') {
+      ledger.push({ p: r.payment, amount: -r.amount, at: r.succeeded as Date });
+    }
+  }
 });
 after(async () => {
   await gw?.stop();
@@ -234,6 +250,7 @@ interface Fig {
   succeeded_minor: bigint;
   refunded_count: number;
   refunded_minor: bigint;
+  net_minor: bigint;
   failed_count: number;
   canceled_count: number;
   initiated_count: number;
@@ -243,6 +260,7 @@ const zero = (): Fig => ({
   succeeded_minor: 0n,
   refunded_count: 0,
   refunded_minor: 0n,
+  net_minor: 0n,
   failed_count: 0,
   canceled_count: 0,
   initiated_count: 0,
@@ -253,7 +271,8 @@ function out(f: Fig): Record<string, number | bigint> {
     succeeded_minor: exactValue(f.succeeded_minor),
     refunded_count: f.refunded_count,
     refunded_minor: exactValue(f.refunded_minor),
-    net_minor: exactValue(f.succeeded_minor - f.refunded_minor),
+    net_minor: exactValue(f.net_minor),
+    disputed_minor: 0,
     failed_count: f.failed_count,
     canceled_count: f.canceled_count,
     initiated_count: f.initiated_count,
@@ -295,6 +314,12 @@ function expectedSummary(since: number, until: number, mode: Mode | '') {
     touch(r.payment.app, r.payment.provider, r.payment.currency, (f) => {
       f.refunded_count++;
       f.refunded_minor += r.amount;
+    });
+  }
+  for (const e of ledger) {
+    if (!modeOk(e.p.mode) || !inW(e.at)) continue;
+    touch(e.p.app, e.p.provider, e.p.currency, (f) => {
+      f.net_minor += e.amount;
     });
   }
   const appList = Object.values(apps)
@@ -414,6 +439,7 @@ describe('GET /admin/summary', () => {
       refunded_count: big?.refunded_count,
       refunded_minor: big?.refunded_minor,
       net_minor: big?.net_minor,
+      disputed_minor: 0,
       failed_count: 0,
       canceled_count: 0,
       initiated_count: 0,
@@ -563,10 +589,14 @@ function order<T extends { created: Date; id: string }>(rows: T[]): T[] {
   );
 }
 
-function refundStatusOf(p: P): string | null {
+/** The refund an admin list row shows: the active one, else the payment's first. */
+function shownRefund(p: P): R | undefined {
   const own = refunds.filter((r) => r.payment.id === p.id);
-  const active = own.find((r) => r.status !== 'failed');
-  return (active ?? own[0])?.status ?? null;
+  return own.find((r) => r.status !== 'failed') ?? own[0];
+}
+
+function refundStatusOf(p: P): string | null {
+  return shownRefund(p)?.status ?? null;
 }
 
 describe('GET /admin/payments', () => {
@@ -607,6 +637,7 @@ describe('GET /admin/payments', () => {
           invoice_number: null,
           last_error: p.status === 'failed' ? 'card declined' : '',
           refund_status: refundStatusOf(p),
+          refund_amount_minor: ((r) => (r ? num(r.amount) : null))(shownRefund(p)),
           created_at: p.created.toISOString(),
           updated_at: p.created.toISOString(),
           finalized_at: p.finalized?.toISOString() ?? null,
@@ -768,6 +799,8 @@ describe('GET /admin/payments/{id}', () => {
               duration_ms: 12,
               started_at: '2026-01-02T03:04:01.000Z',
               outcome: 'retry',
+              // Seeded without the receiver's answer (attempts from before it was kept).
+              response_body: null,
             },
             {
               attempt: 2,
@@ -776,6 +809,7 @@ describe('GET /admin/payments/{id}', () => {
               duration_ms: 8,
               started_at: '2026-01-02T03:04:05.000Z',
               outcome: 'delivered',
+              response_body: null,
             },
           ],
         },

@@ -66,7 +66,7 @@ test('POST /v1/payments with card_psp answers 201 with a simulator checkout page
       action,
     );
   }
-  assert.ok(html.includes('19.99 USD'));
+  assert.ok(html.includes('<h1>Pay $19.99</h1>'));
   assert.ok(html.includes('prod_pro_monthly'));
 
   const read = await gw.v1(app, 'GET', `/v1/payments/${body.payment_id}`);

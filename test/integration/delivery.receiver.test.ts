@@ -285,3 +285,101 @@ test('retry-webhook: unknown payment 404, payment without events 422, admin toke
   assert.equal(noToken.status, 401);
   assert.equal(noToken.text, 'unauthorized');
 });
+
+interface DetailAttempt {
+  attempt: number;
+  status_code: number | null;
+  response_body: string | null;
+  error: string | null;
+  duration_ms: number;
+  outcome: string;
+}
+
+/** The attempts of the payment's first delivery as the admin payment detail shows them. */
+async function detailAttempts(paymentId: string): Promise<DetailAttempt[]> {
+  const res = await gw.admin('GET', `/admin/payments/${paymentId}`);
+  assert.equal(res.status, 200, res.text);
+  const detail = res.json<{ deliveries: { attempts: DetailAttempt[] }[] }>();
+  return detail.deliveries[0]?.attempts ?? [];
+}
+
+async function deadListed(paymentId: string) {
+  const res = await gw.admin('GET', '/admin/deliveries?status=dead');
+  assert.equal(res.status, 200, res.text);
+  return res
+    .json<{
+      deliveries: {
+        payment_id: string;
+        last_status_code: number | null;
+        last_error: string | null;
+        last_response_body: string | null;
+      }[];
+    }>()
+    .deliveries.find((d) => d.payment_id === paymentId);
+}
+
+test("400 with a body: the receiver's answer is kept with the attempt and shown on the dead delivery", async () => {
+  const answer = '{"error":"unknown order A-1","hint":"create the order first"}';
+  receiver.behaviour = () => ({ status: 400, body: answer });
+  const id = await finalizedPayment();
+  await eventually(async () => (await deliveryRows(id))[0]?.status === 'dead');
+  const attempts = await detailAttempts(id);
+  assert.equal(attempts.length, 1);
+  const [a] = attempts;
+  assert.equal(a?.status_code, 400);
+  assert.equal(a?.response_body, answer);
+  assert.equal(a?.error, null);
+  assert.equal(a?.outcome, 'dead');
+  assert.ok(Number.isInteger(a?.duration_ms) && (a?.duration_ms ?? -1) >= 0);
+  const listed = await deadListed(id);
+  assert.equal(listed?.last_status_code, 400);
+  assert.equal(listed?.last_error, null);
+  assert.equal(listed?.last_response_body, answer);
+});
+
+test('500 with 5 KiB: each attempt keeps exactly the first 1 KiB; a character cut at the limit is dropped', async () => {
+  const ascii = Array.from({ length: 5120 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+  // "€" is three bytes, at 1023..1025: the limit cuts it, so only the 1023 bytes before it stay.
+  const straddling = `${'x'.repeat(1023)}€${'y'.repeat(5120 - 1026)}`;
+  assert.equal(Buffer.byteLength(ascii), 5120);
+  assert.equal(Buffer.byteLength(straddling), 5120);
+  receiver.behaviour = (i) =>
+    i === 0
+      ? { status: 500, body: ascii }
+      : i === 1
+        ? { status: 500, body: straddling }
+        : { status: 200, body: 'ok' };
+  const id = await finalizedPayment();
+  await eventually(async () => (await deliveryRows(id))[0]?.status === 'delivered');
+  const attempts = await detailAttempts(id);
+  assert.deepEqual(
+    attempts.map((a) => [a.attempt, a.status_code, a.outcome, a.response_body]),
+    [
+      [1, 500, 'retry', ascii.slice(0, 1024)],
+      [2, 500, 'retry', 'x'.repeat(1023)],
+      [3, 200, 'delivered', 'ok'],
+    ],
+  );
+});
+
+test('an answer that is not UTF-8 is stored as text with U+FFFD for each bad sequence and NUL', async () => {
+  // o k FF ␠ C3 ( NUL ! E2 82: a stray byte, a lead byte without its continuation, a NUL
+  // (PostgreSQL text cannot hold one) and a sequence the body ends inside.
+  const bytes = Buffer.from([0x6f, 0x6b, 0xff, 0x20, 0xc3, 0x28, 0x00, 0x21, 0xe2, 0x82]);
+  receiver.behaviour = () => ({ status: 400, body: bytes });
+  const id = await finalizedPayment();
+  await eventually(async () => (await deliveryRows(id))[0]?.status === 'dead');
+  const [a] = await detailAttempts(id);
+  assert.equal(a?.response_body, 'ok\uFFFD \uFFFD(\uFFFD!\uFFFD');
+  assert.equal((await deadListed(id))?.last_response_body, 'ok\uFFFD \uFFFD(\uFFFD!\uFFFD');
+});
+
+test('no answer at all (timeout) stores a null response_body', async () => {
+  receiver.behaviour = (i) => ({ status: 200, delayMs: i === 0 ? 2000 : 0, body: 'late' });
+  const id = await finalizedPayment();
+  await eventually(async () => (await deliveryRows(id))[0]?.status === 'delivered');
+  const attempts = await detailAttempts(id);
+  assert.equal(attempts[0]?.response_body, null);
+  assert.match(String(attempts[0]?.error), /timeout/);
+  assert.equal(attempts[1]?.response_body, 'late');
+});

@@ -136,6 +136,17 @@ function assertEventBody(
   assert.equal(body.reason, d.reason);
 }
 
+/** The summary's idr_psp row (docs/api.md#summary): figures summed from the ledger. */
+async function idrFigures(): Promise<{ net_minor: number; disputed_minor: number }> {
+  const res = await gw.admin('GET', '/admin/summary?mode=test');
+  assert.equal(res.status, 200, res.text);
+  const row = res
+    .json<{ by_provider: { provider: string; net_minor: number; disputed_minor: number }[] }>()
+    .by_provider.find((r) => r.provider === 'idr_psp');
+  assert.ok(row);
+  return row;
+}
+
 async function simPost(provider: string, ref: string, action: string, body?: object) {
   const res = await fetch(`${gw.url}/sim/${provider}/payments/${ref}/${action}`, {
     method: 'POST',
@@ -162,8 +173,13 @@ async function refundRows(paymentId: string) {
 describe('idr_psp chargebacks', () => {
   test('a full chargeback: one lost dispute, money taken back on the ledger, opened and closed events; refunds refused', async () => {
     const p = await paidPayment(gw, app, 'idr', 50000);
+    const before = await idrFigures();
     const res = await simPost('idr_psp', p.providerRef, 'chargeback');
     assert.equal(res.status, 200, res.text);
+    // The reports are sums of the ledger: the lost chargeback lowers the net.
+    const after = await idrFigures();
+    assert.equal(after.disputed_minor - before.disputed_minor, 50000);
+    assert.equal(after.net_minor - before.net_minor, -50000);
     assert.equal(JSON.parse(res.text).gateway_status, 200, res.text);
     const d = await onlyDispute(p.id);
     assert.equal(d.provider, 'idr_psp');

@@ -84,8 +84,9 @@ describe('health (docs/api.md#health-and-metrics)', () => {
 });
 
 describe('unknown routes (docs/api.md#errors)', () => {
+  // GET / leads to the dashboard (302; test/integration/start.messages.test.ts); POST / does not exist.
   const routes: [string, string][] = [
-    ['GET', '/'],
+    ['POST', '/'],
     ['GET', '/nope'],
     ['GET', '/v1/payments'],
     ['POST', '/v1/nope'],

@@ -106,7 +106,7 @@ describe('POST /v1/payments with wallet_psp', () => {
     for (const a of ['pay', 'fail', 'cancel', 'expire']) {
       assert.ok(html.includes(`value="${a}"`), `button ${a}`);
     }
-    assert.ok(html.includes('12.34 EUR'));
+    assert.ok(html.includes('<h1>Pay €12.34 with your wallet</h1>'));
 
     const read = await gw.v1(app, 'GET', `/v1/payments/${body.payment_id}`);
     assert.equal(read.status, 200);
@@ -386,7 +386,11 @@ describe('simulator wire rules', () => {
     await walletPsp.capture!(ctx, { paymentId: pid, providerRef: reg.providerRef });
     assert.deepEqual(
       await walletPsp.fetchStatus(ctx, { paymentId: pid, providerRef: reg.providerRef }),
-      { kind: 'payment', outcome: 'succeeded', paid: { amountMinor: 500, currency: 'USD' } },
+      {
+        kind: 'payment',
+        outcome: 'succeeded',
+        paid: { amountMinor: 500, currency: 'USD', feeMinor: 66 },
+      },
     );
   });
 });

@@ -141,6 +141,7 @@ test('a capture outside a buyer action (the reconciler) still gets its event: su
   assert.deepEqual(await walletPsp.fetchStatus(ctx, ref), {
     kind: 'payment',
     outcome: 'succeeded',
-    paid: { amountMinor: 2599, currency: 'EUR' },
+    // PayPal's fee from the capture's seller_receivable_breakdown (the ledger's fee_minor).
+    paid: { amountMinor: 2599, currency: 'EUR', feeMinor: 140 },
   });
 });

@@ -224,7 +224,8 @@ describe('synchronous refunds', () => {
       {
         kind: 'payment',
         outcome: 'succeeded',
-        paid: { amountMinor: 2599, currency: 'EUR' },
+        // PayPal's fee from the capture's seller_receivable_breakdown (the ledger's fee_minor).
+        paid: { amountMinor: 2599, currency: 'EUR', feeMinor: 140 },
       },
     );
   });

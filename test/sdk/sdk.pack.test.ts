@@ -41,8 +41,29 @@ after(async () => {
 
 let tarball: string;
 
-test('npm pack builds the package: dist with declarations, README, no sources', () => {
-  const out = run('npm', ['pack', '--json', '--pack-destination', work], SDK);
+/** The commands of the README's "Install" section, verbatim (comments dropped). */
+function installCommands(): string[] {
+  const readme = readFileSync(path.join(SDK, 'README.md'), 'utf8');
+  const m = /## Install\n[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme);
+  assert.ok(m?.[1], 'the README has an install block');
+  return m[1]
+    .trim()
+    .split('\n')
+    .map((l) => l.replace(/\s+#.*$/, ''));
+}
+
+test("the README's install commands are the ones tested here, never the registry's name", () => {
+  assert.deepEqual(installCommands(), [
+    'npm pack ./sdk --pack-destination /tmp',
+    'npm install /tmp/paygate-node-0.1.0.tgz',
+  ]);
+  const readme = readFileSync(path.join(SDK, 'README.md'), 'utf8');
+  assert.ok(!/^npm install @paygate\/node/m.test(readme));
+});
+
+test('npm pack ./sdk (from the repository root) builds the package: dist with declarations, README, no sources', () => {
+  // As the README says, with our folder for /tmp.
+  const out = run('npm', ['pack', './sdk', '--json', '--pack-destination', work], ROOT);
   const [info] = JSON.parse(out.slice(out.indexOf('['))) as {
     name: string;
     filename: string;
@@ -75,6 +96,21 @@ test('the tarball installs offline into an empty folder and brings no dependenci
     readFileSync(path.join(consumer, 'node_modules/@paygate/node/package.json'), 'utf8'),
   ) as { dependencies?: unknown };
   assert.equal(pkg.dependencies, undefined);
+});
+
+test('CommonJS code loads the package with require', () => {
+  writeFileSync(
+    path.join(consumer, 'load.cjs'),
+    `const { Paygate, verifyWebhook, PaygateNotFoundError } = require('@paygate/node');
+const p = new Paygate({ baseUrl: 'http://localhost:8080', apiKey: 'pk_x', signingSecret: 'sk_x' });
+console.log(typeof p.payments.create, typeof verifyWebhook, new PaygateNotFoundError(404, 'x') instanceof Error);
+`,
+  );
+  const res = spawnSync(process.execPath, ['load.cjs'], { cwd: consumer, encoding: 'utf8' });
+  assert.deepEqual(
+    { status: res.status, stdout: res.stdout, stderr: res.stderr },
+    { status: 0, stdout: 'function function true\n', stderr: '' },
+  );
 });
 
 /** The first ```js block under the README's "Quick start" heading, verbatim. */

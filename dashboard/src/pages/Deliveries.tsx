@@ -67,9 +67,15 @@ export function Deliveries() {
                         {shortId(d.app_id)}
                       </td>
                       <td class="num">{d.attempts}</td>
-                      <td class="error-text">
-                        {d.last_status_code !== null ? `HTTP ${d.last_status_code}` : ''}
-                        {d.last_error ? ` ${d.last_error}` : ''}
+                      <td class="answer" data-field="last_answer">
+                        <span class="error-text">
+                          {d.last_status_code !== null ? `HTTP ${d.last_status_code}` : ''}
+                          {d.last_error ? ` ${d.last_error}` : ''}
+                        </span>
+                        {/* What the app said, so the operator sees why it refused. */}
+                        {d.last_response_body ? (
+                          <code class="answer-body">{d.last_response_body}</code>
+                        ) : null}
                       </td>
                       <td>
                         <Time iso={d.updated_at} />

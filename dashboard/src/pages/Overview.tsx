@@ -1,6 +1,6 @@
 import { query } from '../api';
 import { DailyChart, fillDays, type DailyPoint } from '../Chart';
-import { Badge, Empty, Load, Money, PageTitle, Time, useApi } from '../components';
+import { Badge, Empty, Link, Load, Money, PageTitle, Time, useApi } from '../components';
 import { formatCount } from '../format';
 import { href, navigate, type Location } from '../router';
 import {
@@ -171,9 +171,21 @@ export function Overview({ loc }: { loc: Location }) {
                         <dd data-field="refunded_minor">
                           <Money minor={c.refunded_minor} currency={c.currency} />
                         </dd>
-                        <dt>Net</dt>
+                        {c.disputed_minor !== undefined && String(c.disputed_minor) !== '0' && (
+                          <>
+                            <dt>Disputed</dt>
+                            <dd data-field="disputed_minor">
+                              <Money minor={c.disputed_minor} currency={c.currency} />
+                            </dd>
+                          </>
+                        )}
+                        <dt title="The sum of the ledger: late charges, their refunds and disputes included">
+                          Net
+                        </dt>
                         <dd data-field="net_minor" class="net">
-                          <Money minor={c.net_minor} currency={c.currency} />
+                          <Link href={href('/ledger', { currency: c.currency })}>
+                            <Money minor={c.net_minor} currency={c.currency} />
+                          </Link>
                         </dd>
                       </dl>
                     </article>

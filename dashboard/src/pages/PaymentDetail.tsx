@@ -5,6 +5,7 @@ import {
   Badge,
   ConfirmDialog,
   Empty,
+  errorText,
   Link,
   Load,
   Money,
@@ -55,6 +56,44 @@ function Value({
 }
 
 const FIRST = ['id', 'payment_id', 'status', 'amount_minor', 'currency', 'method', 'provider'];
+
+/** What an operator calls each field; the API's name stays on hover (title) for support and docs. */
+const LABELS: Record<string, string> = {
+  id: 'ID',
+  payment_id: 'Payment',
+  app_id: 'App',
+  mode: 'Mode',
+  status: 'Status',
+  amount_minor: 'Amount',
+  currency: 'Currency',
+  method: 'Method',
+  provider: 'Provider',
+  provider_ref: 'Provider reference',
+  external_user_id: 'Buyer ID',
+  email: 'Buyer email',
+  return_url: 'Return URL',
+  invoice_number: 'Invoice number',
+  checkout_url: 'Checkout URL',
+  qr_string: 'QR string',
+  qr_image_url: 'QR image URL',
+  provider_deadline: 'Provider deadline',
+  finalized_at: 'Finalized',
+  subscription_id: 'Subscription',
+  parent_payment_id: 'Renewal of payment',
+  created_at: 'Created',
+  updated_at: 'Updated',
+  succeeded_at: 'Succeeded',
+  reason: 'Reason',
+  inbound_events_count: 'Provider events received',
+};
+
+/** A field the table above does not know yet (a newer API): its name in words. */
+export function fieldLabel(k: string): string {
+  const known = LABELS[k];
+  if (known) return known;
+  const words = k.replace(/_minor$/, '').replaceAll('_', ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
 const NESTED = new Set(['refund', 'disputes', 'deliveries', 'metadata', 'last_error']);
 
 function Fields({ o, currency }: { o: Record<string, unknown>; currency: string | undefined }) {
@@ -68,7 +107,7 @@ function Fields({ o, currency }: { o: Record<string, unknown>; currency: string 
     <dl class="fields">
       {keys.map((k) => (
         <div key={k} data-field={k}>
-          <dt>{k}</dt>
+          <dt title={k}>{fieldLabel(k)}</dt>
           <dd>
             <Value k={k} v={o[k]} currency={currency} />
           </dd>
@@ -88,10 +127,32 @@ export function PaymentDetailPage({ id }: { id: string }) {
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
   const [formError, setFormError] = useState<string | null>(null);
+  const [syncing, setSyncing] = useState(false);
+  const [syncError, setSyncError] = useState<string | null>(null);
 
   const reload = () => {
     payment.reload();
     events.reload();
+  };
+
+  // Asks the provider now, as the reconciler would after the deadline (docs/testing.md: a lost
+  // webhook). No confirmation: it only applies what the provider already says happened.
+  const sync = async () => {
+    setSyncing(true);
+    setDone(null);
+    setSyncError(null);
+    try {
+      const res = await api<{ payment_id: string; status: string }>(
+        'POST',
+        `/admin/payments/${id}/sync`,
+      );
+      setDone(`Payment ${res.payment_id}: ${res.status} after sync.`);
+      reload();
+    } catch (err) {
+      setSyncError(errorText(err));
+    } finally {
+      setSyncing(false);
+    }
   };
 
   return (
@@ -112,6 +173,11 @@ export function PaymentDetailPage({ id }: { id: string }) {
           {done}
         </p>
       )}
+      {syncError && (
+        <p class="state error" role="alert" id="action-result">
+          {syncError}
+        </p>
+      )}
       <Load r={payment} what="the payment">
         {(p) => {
           const refund = p.refund ?? null;
@@ -122,6 +188,7 @@ export function PaymentDetailPage({ id }: { id: string }) {
               ? `the full ${formatMoney(p.amount_minor, p.currency)}`
               : formatMoney(refundMinor, p.currency);
           const run = async (a: Action) => {
+            setSyncError(null);
             if (a === 'cancel') {
               const res = await api<Record<string, unknown>>(
                 'POST',
@@ -178,7 +245,20 @@ export function PaymentDetailPage({ id }: { id: string }) {
                   >
                     Retry webhook…
                   </button>
+                  <button
+                    type="button"
+                    disabled={p.status !== 'initiated' || syncing}
+                    onClick={() => void sync()}
+                  >
+                    {syncing ? 'Syncing…' : 'Sync with provider'}
+                  </button>
                 </div>
+                {p.status === 'initiated' && (
+                  <p class="muted small">
+                    Sync asks the provider for this payment's status now, as the gateway does by
+                    itself once the provider deadline passes; use it when a webhook was lost.
+                  </p>
+                )}
                 {p.status === 'succeeded' && !activeRefund && (
                   <form
                     class="refund-form"
@@ -274,7 +354,7 @@ export function PaymentDetailPage({ id }: { id: string }) {
               <section class="card" aria-labelledby="fields-title">
                 <h2 id="fields-title">Details</h2>
                 <div class="last-error" data-field="last_error">
-                  <strong>last_error:</strong>{' '}
+                  <strong title="last_error">Last error:</strong>{' '}
                   {p.last_error ? (
                     <span class="error-text">{p.last_error}</span>
                   ) : (
@@ -282,7 +362,7 @@ export function PaymentDetailPage({ id }: { id: string }) {
                   )}
                 </div>
                 <Fields o={p} currency={p.currency} />
-                <h3>metadata</h3>
+                <h3 title="metadata">Metadata</h3>
                 <pre class="raw">{JSON.stringify(p.metadata ?? {}, null, 2)}</pre>
               </section>
 
@@ -385,6 +465,7 @@ function Deliveries({ list }: { list: PaymentDelivery[] | undefined }) {
                       <th>Status</th>
                       <th>Outcome</th>
                       <th class="num">Took</th>
+                      <th>Answer</th>
                       <th>Error</th>
                     </tr>
                   </thead>
@@ -401,6 +482,11 @@ function Deliveries({ list }: { list: PaymentDelivery[] | undefined }) {
                           {pick(a, 'duration_ms') !== undefined
                             ? `${pick(a, 'duration_ms')} ms`
                             : ''}
+                        </td>
+                        <td class="answer" data-field="response_body">
+                          {pick(a, 'response_body') !== undefined && (
+                            <code class="answer-body">{pick(a, 'response_body')}</code>
+                          )}
                         </td>
                         <td class="error-text">{pick(a, 'error', 'last_error') ?? ''}</td>
                       </tr>

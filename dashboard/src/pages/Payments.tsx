@@ -4,7 +4,7 @@ import { Badge, Empty, Link, Load, Money, PageTitle, Time, useApi } from '../com
 import { shortId } from '../format';
 import { href, navigate, type Location } from '../router';
 import { ScenarioBadge } from '../scenario';
-import { MODES, PAYMENT_STATUSES, type PaymentRow } from '../types';
+import { MODES, PAYMENT_STATUSES, type App, type PaymentRow } from '../types';
 
 const LIMITS = [25, 50, 100];
 const SEARCH_FIELDS = ['q', 'app_id', 'created_from', 'created_to', 'amount_min', 'amount_max'];
@@ -24,6 +24,13 @@ export function Payments({ loc }: { loc: Location }) {
   const r = useApi<{ payments: PaymentRow[] }>(
     `/admin/payments${query({ mode, status, limit, before, ...search })}`,
   );
+  // Names for the App column; until they arrive (or if the list fails) the short id stands in.
+  const apps = useApi<{ apps: App[] }>('/admin/apps');
+  const appName = (appId: string | undefined): string => {
+    if (!appId) return '—';
+    const found = apps.state === 'ok' ? apps.data.apps.find((a) => a.app_id === appId) : undefined;
+    return found?.name ?? shortId(appId);
+  };
   const go = (next: Record<string, string | number>, keepTrail = false) => {
     if (!keepTrail) trail.length = 0;
     navigate(href('/payments', { mode, status, limit, before: '', ...search, ...next }));
@@ -100,6 +107,7 @@ export function Payments({ loc }: { loc: Location }) {
                     <thead>
                       <tr>
                         <th>Payment</th>
+                        <th>App</th>
                         <th>Created</th>
                         <th>Status</th>
                         <th class="num">Amount</th>
@@ -118,6 +126,9 @@ export function Payments({ loc }: { loc: Location }) {
                             </Link>
                             <ScenarioBadge value={p.test_scenario} />
                           </td>
+                          <td data-field="app" title={p.app_id}>
+                            {appName(p.app_id)}
+                          </td>
                           <td>
                             <Time iso={p.created_at} />
                           </td>
@@ -130,8 +141,16 @@ export function Payments({ loc }: { loc: Location }) {
                           <td>{p.method}</td>
                           <td>{p.provider}</td>
                           <td>{p.mode}</td>
-                          <td>
+                          <td data-field="refund">
                             <Badge value={p.refund_status} />
+                            {p.refund_amount_minor !== null &&
+                              p.refund_amount_minor !== undefined && (
+                                <span class="refund-amount">
+                                  {' '}
+                                  <Money minor={p.refund_amount_minor} currency={p.currency} />
+                                  {p.refund_amount_minor < p.amount_minor ? ' (partial)' : ''}
+                                </span>
+                              )}
                           </td>
                         </tr>
                       ))}

@@ -5,7 +5,8 @@
  * and the error tables (./errors.ts); nothing in it is written twice.
  */
 import { errorReply } from '../../domain/errors.js';
-import { PROVIDERS } from '../../domain/types.js';
+import { CURRENCY_EXPONENT } from '../../domain/money.js';
+import { LEDGER_TYPES, PROVIDERS } from '../../domain/types.js';
 import { PAYMENT_ID_PATH } from '../paths.js';
 import {
   ADMIN_REFUND,
@@ -665,6 +666,35 @@ function operations(): Operation[] {
     },
     {
       method: 'get',
+      path: '/admin/ledger',
+      operationId: 'listLedger',
+      tag: 'Admin: reports',
+      summary: 'Every movement of money, newest first',
+      description:
+        'One immutable entry per movement (docs/api.md#ledger); the summary net and the calculated balances are its sums.',
+      security: 'admin',
+      parameters: [
+        LIMIT,
+        q('before', { type: 'string' }, 'The id of the last entry of the previous page.'),
+        q('provider', { type: 'string', enum: [...PROVIDERS] }),
+        q('currency', { type: 'string', enum: Object.keys(CURRENCY_EXPONENT).sort() }),
+        q('app_id', PARAMS.appId),
+        MODE,
+        q('type', { type: 'string', enum: [...LEDGER_TYPES] }),
+        q('since', PARAMS.time, 'occurred_at from (inclusive).'),
+        q('until', PARAMS.time, 'occurred_at before (exclusive).'),
+      ],
+      ok: {
+        200: {
+          schema: 'LedgerList',
+          description: 'A page of entries.',
+          example: EXAMPLES.ledger,
+        },
+      },
+      errors: E.merge(E.LIST_LIMIT, E.SINCE_UNTIL, E.LEDGER_LIST),
+    },
+    {
+      method: 'get',
       path: '/admin/payouts',
       operationId: 'payouts',
       tag: 'Admin: reports',
@@ -761,6 +791,22 @@ function operations(): Operation[] {
       summary: 'This document',
       security: 'none',
       ok: { 200: { schema: 'OpenApiDocument', description: 'OpenAPI 3.1.' } },
+      errors: {},
+    },
+    {
+      method: 'get',
+      path: '/',
+      operationId: 'root',
+      tag: 'Dashboard',
+      summary: 'Leads to the dashboard: 302 with Location /dashboard',
+      security: 'none',
+      ok: {
+        302: {
+          text: 'text/plain',
+          description: 'A redirect to `/dashboard` (the `Location` header); no body.',
+          example: '',
+        },
+      },
       errors: {},
     },
     {

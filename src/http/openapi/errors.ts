@@ -15,7 +15,8 @@ import {
   type BodySpec,
 } from '../../domain/schemas.js';
 import { SCENARIO_PROVIDERS, UNKNOWN_TEST_SCENARIO } from '../../domain/testScenarios.js';
-import { PAYMENT_STATUSES, PROVIDERS } from '../../domain/types.js';
+import { CURRENCY_EXPONENT } from '../../domain/money.js';
+import { LEDGER_TYPES, PAYMENT_STATUSES, PROVIDERS } from '../../domain/types.js';
 import { AUDIT_ACTIONS } from '../../services/audit.js';
 
 /** A body with filled-in parts: the pattern it matches and one real example. */
@@ -307,6 +308,14 @@ export const DISPUTE_LIST: ErrorTable = invalid(
 );
 
 export const DISPUTE_NOT_FOUND: ErrorTable = fixed('dispute_not_found');
+
+export const LEDGER_LIST: ErrorTable = invalid(
+  `provider must be one of ${PROVIDERS.join(', ')}`,
+  `currency must be one of ${Object.keys(CURRENCY_EXPONENT).sort().join(', ')}`,
+  `type must be one of ${LEDGER_TYPES.join(', ')}`,
+  `app_id must be at most ${PARAMS.appId.maxLength} characters of text`,
+  'before must be a ledger entry id from a previous page',
+);
 
 export const EXCEPTION_RESOLVE: ErrorTable = merge(
   fixed('exception_not_found'),

@@ -14,6 +14,7 @@ import { exactJson } from '../../domain/exactJson.js';
 import { parsePaymentSearch } from '../../domain/paymentSearch.js';
 import type { Gateway } from '../../gateway.js';
 import { balances, payouts, type ReportDeps } from '../../services/balances.js';
+import { listLedger } from '../../services/ledger.js';
 import {
   getPaymentDetail,
   listPayments,
@@ -95,6 +96,21 @@ export function registerReportRoutes(app: FastifyInstance, gw: Gateway): void {
   app.get<{ Params: { id: string } }>('/payments/:id', async (req, reply) =>
     sendJson(reply, 200, await getPaymentDetail(gw.pool, req.params.id)),
   );
+
+  app.get<{ Querystring: Query }>('/ledger', async (req, reply) => {
+    const body = await listLedger(gw.pool, {
+      limit: one(req.query, 'limit'),
+      before: one(req.query, 'before'),
+      provider: one(req.query, 'provider'),
+      currency: one(req.query, 'currency'),
+      app_id: one(req.query, 'app_id'),
+      mode: one(req.query, 'mode'),
+      type: one(req.query, 'type'),
+      since: one(req.query, 'since'),
+      until: one(req.query, 'until'),
+    });
+    return sendJson(reply, 200, body);
+  });
 
   app.get('/balances', async (_req, reply) =>
     sendJson(reply, 200, exactJson(await balances(deps))),

@@ -54,6 +54,8 @@ export function dashboardRoutes(distDir: string = DASHBOARD_DIST) {
       return reply.sendFile('index.html', distDir, { cacheControl: false });
     };
 
+    // The URL `npm start` prints leads a browser to the one page at the root of the gateway.
+    app.get('/', (_req, reply) => reply.redirect('/dashboard', 302));
     app.get('/dashboard', (_req, reply) => serve('', reply));
     app.get<{ Params: { '*': string } }>('/dashboard/*', (req, reply) =>
       serve(req.params['*'], reply),

@@ -19,6 +19,11 @@ export function v1Routes(gw: Gateway) {
       },
       (key) => gw.lookupAppKey(key),
       gw.now(),
+      (tenant, canonical) =>
+        req.log.info(
+          { app_id: tenant.id, canonical_string: canonical },
+          'bad signature (test mode): the gateway signed canonical_string; compare it with the string you signed',
+        ),
     );
 
   const paymentDeps = { ...serviceDeps(gw), idrPspDirectQr: gw.config.idrPspDirectQr };

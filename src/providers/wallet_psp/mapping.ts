@@ -1,5 +1,11 @@
 import { decimalToMinor } from '../../domain/money.js';
-import { BadReference, type DisputeAction, type InboundAction, type Money } from '../types.js';
+import {
+  BadReference,
+  type DisputeAction,
+  type InboundAction,
+  type Money,
+  type Paid,
+} from '../types.js';
 import type { WpRefundResource, WpRefundStatus } from './refundWire.js';
 import type { WpDispute } from './disputeWire.js';
 import type { WpCapture, WpMoney, WpOrder } from './wire.js';
@@ -85,10 +91,13 @@ export function eventAction(type: WpEventType, resource: unknown, summary: strin
 }
 
 /** What a capture took, in minor units; an amount that is not one is never read as paid. */
-export function capturedMoney(capture: Partial<WpCapture>): Money {
+export function capturedMoney(capture: Partial<WpCapture>): Paid {
   const money = toMoney(capture.amount);
   if (!money) throw new BadReference('capture carries no readable amount');
-  return money;
+  // The fee is the provider's figure for the ledger (docs/api.md#ledger); one that cannot be
+  // read or is in another currency is left out rather than guessed.
+  const fee = toMoney(capture.seller_receivable_breakdown?.paypal_fee);
+  return fee && fee.currency === money.currency ? { ...money, feeMinor: fee.amountMinor } : money;
 }
 
 function toMoney(amount: Partial<WpMoney> | undefined): Money | null {

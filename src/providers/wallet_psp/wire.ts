@@ -85,6 +85,12 @@ export interface WpCapture {
   custom_id?: string;
   invoice_id?: string;
   final_capture?: boolean;
+  /** What the seller keeps: gross, PayPal's fee and net (sent once the capture completes). */
+  seller_receivable_breakdown?: {
+    gross_amount?: WpMoney;
+    paypal_fee?: WpMoney;
+    net_amount?: WpMoney;
+  };
   supplementary_data?: { related_ids?: WpRelatedIds };
   create_time: string;
   update_time: string;

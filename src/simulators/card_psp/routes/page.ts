@@ -1,13 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { renderCheckoutPage } from '../../common.js';
+import { currencyText, renderCheckoutPage } from '../../common.js';
 import { pageActions } from '../actions.js';
 import type { CardPspSim } from '../context.js';
 import { effectiveStatus } from '../objects.js';
 import { text } from '../protocol.js';
-
-function formatAmount(minor: number, currency: string): string {
-  return `${(minor / 100).toFixed(2)} ${currency.toUpperCase()}`;
-}
 
 export function registerPageRoutes(app: FastifyInstance, sim: CardPspSim): void {
   const { clock, checkouts } = sim;
@@ -24,14 +20,14 @@ export function registerPageRoutes(app: FastifyInstance, sim: CardPspSim): void 
       if (c.renewals.length > 0) details.push(['Renewals', String(c.renewals.length)]);
     }
     if (c.order && c.order.refunded_amount > 0) {
-      details.push(['Refunded', formatAmount(c.order.refunded_amount, c.currency)]);
+      details.push(['Refunded', currencyText(c.order.refunded_amount, c.currency)]);
     }
     if (c.failure_reason) details.push(['Failure', c.failure_reason]);
     return renderCheckoutPage(reply, {
       provider: 'card_psp',
-      title: 'Checkout',
+      title: `Pay ${currencyText(c.amount, c.currency)}`,
       reference: c.id,
-      amountText: formatAmount(c.amount, c.currency),
+      amountText: currencyText(c.amount, c.currency),
       status: effectiveStatus(c, nowMs),
       details,
       actionBase: `payments/${c.id}`,

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { sendText } from '../../reply.js';
 import { renderCheckoutPage } from '../../common.js';
 import type { WalletRouteContext } from '../context.js';
-import { amountText } from '../orders.js';
+import { amountText, buyerStatusText } from '../orders.js';
 
 /** The buyer's approval page: GET /checkoutnow?token=<order id>. */
 export function registerPageRoutes(app: FastifyInstance, ctx: WalletRouteContext): void {
@@ -21,10 +21,10 @@ export function registerPageRoutes(app: FastifyInstance, ctx: WalletRouteContext
     const returnUrl = order.payment_source?.paypal?.experience_context?.return_url;
     return renderCheckoutPage(reply, {
       provider: 'wallet_psp',
-      title: 'Pay with your wallet',
+      title: `Pay ${amountText(order)} with your wallet`,
       reference: order.id,
       amountText: amountText(order),
-      status: order.status,
+      status: buyerStatusText(order.status),
       details,
       actionBase: `payments/${order.id}`,
       ...(returnUrl ? { returnUrl } : {}),
