@@ -38,6 +38,13 @@ export const paymentExceptions = new Counter({
   registers: [registry],
 });
 
+export const disputesOpened = new Counter({
+  name: 'paygate_disputes_opened_total',
+  help: 'Disputes and chargebacks first recorded, by provider (admin disputes)',
+  labelNames: ['provider'] as const,
+  registers: [registry],
+});
+
 export const adminAuthRateLimited = new Counter({
   name: 'paygate_admin_auth_rate_limited_total',
   help: 'Admin requests refused with 429: their source address failed authentication too often',

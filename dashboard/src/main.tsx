@@ -5,6 +5,7 @@ import { Link } from './components';
 import { Apps } from './pages/Apps';
 import { Audit } from './pages/Audit';
 import { Deliveries } from './pages/Deliveries';
+import { Disputes } from './pages/Disputes';
 import { Balances } from './pages/Money';
 import { Overview } from './pages/Overview';
 import { PaymentDetailPage } from './pages/PaymentDetail';
@@ -20,6 +21,7 @@ const NAV: { path: string; label: string }[] = [
   { path: '/', label: 'Overview' },
   { path: '/payments', label: 'Payments' },
   { path: '/refunds', label: 'Refunds' },
+  { path: '/disputes', label: 'Disputes' },
   { path: '/ledger', label: 'Ledger' },
   { path: '/balances', label: 'Balances' },
   { path: '/apps', label: 'Apps' },
@@ -38,6 +40,8 @@ function Page({ loc }: { loc: Location }) {
       return <Payments loc={loc} />;
     case '/refunds':
       return <Refunds loc={loc} />;
+    case '/disputes':
+      return <Disputes loc={loc} />;
     case '/ledger':
       return <Ledger loc={loc} />;
     case '/balances':

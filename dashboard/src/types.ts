@@ -91,6 +91,25 @@ export interface RefundRow {
   [field: string]: unknown;
 }
 
+/** docs/api.md#dispute-object. */
+export interface DisputeRow {
+  dispute_id: string;
+  payment_id: string;
+  app_id: string;
+  provider: string;
+  provider_ref: string;
+  status: string;
+  amount_minor: number;
+  currency: string;
+  reason: string;
+  opened_at: string;
+  closed_at: string | null;
+  evidence_due_by: string | null;
+  mode: Mode;
+}
+
+export const DISPUTE_STATUSES = ['open', 'won', 'lost'] as const;
+
 export interface DeliveryAttempt {
   [field: string]: unknown;
 }
@@ -107,6 +126,7 @@ export interface PaymentDetail {
   currency: string;
   last_error?: string;
   refund?: RefundRow | null;
+  disputes?: DisputeRow[];
   deliveries?: PaymentDelivery[];
 }
 

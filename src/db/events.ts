@@ -4,6 +4,7 @@
  * events of transactions older than every one still running in this database are listed, so
  * no event can later appear behind a cursor an app already holds (migration 0008).
  */
+import { UNDELIVERED_EVENT_TYPES } from '../domain/events.js';
 import { DELIVERY_CHANNEL } from './deliveries.js';
 import type { Queryable } from './pool.js';
 
@@ -91,7 +92,7 @@ export async function appEventsAfter(
 
 /**
  * Fresh deliveries (same event ids, same bodies) of the app's events created in
- * [since, until); with onlyUndelivered, of those no delivery has delivered yet. Call inside
+ * [since, until) (never of the kinds sent to no URL); with onlyUndelivered, of those no delivery has delivered yet. Call inside
  * the transaction of the request; NOTIFY wakes the delivery workers at its commit.
  */
 export async function enqueueRedeliveries(
@@ -106,9 +107,10 @@ export async function enqueueRedeliveries(
      SELECT 'dlv_' || substr(md5(gen_random_uuid()::text), 1, 24), e.id, e.app_id, e.payment_id
      FROM outbound_events e
      WHERE e.app_id = $1 AND e.created_at >= $2 AND e.created_at < $3
+       AND e.event_type <> ALL ($5::text[])
        AND (NOT $4::boolean OR NOT EXISTS (
          SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.status = 'delivered'))`,
-    [appId, since, until, onlyUndelivered],
+    [appId, since, until, onlyUndelivered, UNDELIVERED_EVENT_TYPES],
   );
   const n = res.rowCount ?? 0;
   if (n > 0) await tx.query(`NOTIFY ${DELIVERY_CHANNEL}`);

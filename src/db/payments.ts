@@ -130,6 +130,18 @@ export async function findPayment(db: Queryable, id: string): Promise<PaymentRow
   return res.rows[0] ?? null;
 }
 
+/**
+ * The payment, its row locked for the caller's transaction: a dispute being recorded and a
+ * refund being created for the same payment take turns, so each sees the other.
+ */
+export async function lockPayment(tx: Queryable, id: string): Promise<PaymentRow | null> {
+  const res = await tx.query<PaymentRow>(
+    `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = $1 FOR UPDATE`,
+    [id],
+  );
+  return res.rows[0] ?? null;
+}
+
 export async function findAppPayment(
   db: Queryable,
   appId: string,

@@ -23,6 +23,7 @@ const ERRORS = {
   payment_not_found: { status: 404, body: 'payment not found' },
   app_not_found: { status: 404, body: 'app not found' },
   exception_not_found: { status: 404, body: 'exception not found' },
+  dispute_not_found: { status: 404, body: 'dispute not found' },
   unknown_payment: { status: 404, body: 'unknown payment' },
   // 408..431: Node's and the router's own refusals
   request_timeout: { status: 408, body: 'request timeout' },
@@ -50,6 +51,10 @@ const ERRORS = {
     body: (status: string) => `payment must be in 'succeeded' state to refund (got ${status})`,
   },
   already_refunded: { status: 422, body: 'payment already has a refund' },
+  payment_disputed: {
+    status: 422,
+    body: (status: string) => `payment has a dispute (status ${status})`,
+  },
   refund_exceeds_amount: { status: 422, body: 'refund amount exceeds payment amount' },
   already_finalized: {
     status: 422,

@@ -8,7 +8,23 @@ export type OutboundEventType =
   | 'subscription.canceled'
   | 'subscription.revoked'
   | 'refund.succeeded'
-  | 'refund.failed';
+  | 'refund.failed'
+  | 'dispute.opened'
+  | 'dispute.closed';
+
+/**
+ * Kinds stored and listed (GET /v1/events) but sent to no URL: an app's webhook_url receives
+ * the specification's kinds only, so an app built to it never gets a kind it does not know.
+ * They go out once endpoints subscribe to them (D17).
+ */
+export const UNDELIVERED_EVENT_TYPES: readonly OutboundEventType[] = [
+  'dispute.opened',
+  'dispute.closed',
+];
+
+export function isDeliveredEventType(t: string): boolean {
+  return !(UNDELIVERED_EVENT_TYPES as readonly string[]).includes(t);
+}
 
 export function paymentEventType(status: Exclude<PaymentStatus, 'initiated'>): OutboundEventType {
   return `payment.${status}`;
@@ -91,5 +107,38 @@ export function subscriptionEventBody(
     provider,
     timestamp: at.toISOString(),
     metadata,
+  });
+}
+
+interface DisputeFacts {
+  id: string;
+  payment_id: string;
+  status: string;
+  amount_minor: number;
+  currency: string;
+  provider: string;
+  provider_ref: string;
+  reason: string;
+}
+
+/** docs/api.md#event-bodies: dispute event body (D16); metadata is the payment's. */
+export function disputeEventBody(
+  event: 'dispute.opened' | 'dispute.closed',
+  d: DisputeFacts,
+  paymentMetadata: Record<string, unknown>,
+  at: Date,
+): string {
+  return JSON.stringify({
+    event,
+    dispute_id: d.id,
+    payment_id: d.payment_id,
+    status: d.status,
+    amount: d.amount_minor,
+    currency: d.currency,
+    provider: d.provider,
+    provider_ref: d.provider_ref,
+    reason: d.reason,
+    timestamp: at.toISOString(),
+    metadata: paymentMetadata,
   });
 }

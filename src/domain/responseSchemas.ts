@@ -122,11 +122,13 @@ const Refund = object(
 const PAYMENT_EVENTS = ['payment.succeeded', 'payment.failed', 'payment.canceled'] as const;
 const REFUND_EVENTS = ['refund.succeeded', 'refund.failed'] as const;
 const SUBSCRIPTION_EVENTS = ['subscription.canceled', 'subscription.revoked'] as const;
+const DISPUTE_EVENTS = ['dispute.opened', 'dispute.closed'] as const;
 /** Every outbound event kind, by the body schema that carries it. */
 export const EVENT_KINDS = {
   PaymentEvent: PAYMENT_EVENTS,
   RefundEvent: REFUND_EVENTS,
   SubscriptionEvent: SUBSCRIPTION_EVENTS,
+  DisputeEvent: DISPUTE_EVENTS,
 } as const satisfies Record<string, readonly OutboundEventType[]>;
 
 const PaymentEvent = object(
@@ -178,8 +180,31 @@ const SubscriptionEvent = object(
   'docs/api.md#event-bodies',
 );
 
+const disputeStatus: JsonSchema = { type: 'string', enum: ['open', 'won', 'lost'] };
+
+const DisputeEvent = object(
+  {
+    event: { type: 'string', enum: [...DISPUTE_EVENTS] },
+    dispute_id: hex32('The dispute.'),
+    payment_id: hex32('The disputed payment.'),
+    status: {
+      ...disputeStatus,
+      description: 'open in dispute.opened; won or lost in dispute.closed.',
+    },
+    amount: { ...amount, description: 'The amount the provider took back or holds.' },
+    currency: str(),
+    provider,
+    provider_ref: str("The provider's case or transaction id."),
+    reason: str("The provider's own words."),
+    timestamp,
+    metadata: { ...metadata, description: "The payment's metadata." },
+  },
+  [],
+  'docs/api.md#event-bodies (stored and listed in GET /v1/events, sent to no URL yet)',
+);
+
 const OutboundEvent: JsonSchema = {
-  oneOf: [ref('PaymentEvent'), ref('RefundEvent'), ref('SubscriptionEvent')],
+  oneOf: [ref('PaymentEvent'), ref('RefundEvent'), ref('SubscriptionEvent'), ref('DisputeEvent')],
 };
 
 const EventList = object({
@@ -381,6 +406,7 @@ const PaymentDetail = object(
     created_at: timestamp,
     updated_at: timestamp,
     refund: { anyOf: [ref('AdminRefund'), { type: 'null' }] },
+    disputes: { ...arrayOf(ref('Dispute')), description: "The payment's disputes, newest first." },
     inbound_events_count: { type: 'integer', minimum: 0 },
     deliveries: arrayOf(
       object({
@@ -413,6 +439,26 @@ const PaymentDetail = object(
   },
   [],
   'docs/api.md#payment-detail',
+);
+
+const Dispute = object(
+  {
+    dispute_id: hex32('The dispute id.'),
+    payment_id: hex32('The disputed payment.'),
+    app_id: str(),
+    provider,
+    provider_ref: str("The provider's case id, or the reversed transaction's."),
+    status: disputeStatus,
+    amount_minor: amount,
+    currency: str(),
+    reason: str("The provider's own words."),
+    opened_at: timestamp,
+    closed_at: nullable(timestamp),
+    evidence_due_by: nullable(timestamp),
+    mode,
+  },
+  [],
+  'docs/api.md#disputes',
 );
 
 const Exception = object(
@@ -624,6 +670,7 @@ export const RESPONSE_SCHEMAS = {
   PaymentEvent,
   RefundEvent,
   SubscriptionEvent,
+  DisputeEvent,
   OutboundEvent,
   EventList,
   App,
@@ -635,6 +682,11 @@ export const RESPONSE_SCHEMAS = {
   AdminRefund,
   RefundList,
   PaymentDetail,
+  Dispute,
+  DisputeList: object({
+    mode: { type: 'string', enum: [...MODES, ''] },
+    disputes: arrayOf(ref('Dispute')),
+  }),
   Exception,
   ExceptionList: object({ exceptions: arrayOf(ref('Exception')) }),
   LedgerEntry,

@@ -103,7 +103,26 @@ export type InboundAction =
        * record by the provider's reference only, never to a refund still awaiting one.
        */
       onlyByRef?: boolean;
-    };
+    }
+  | DisputeAction;
+
+/**
+ * Money the provider took back from a paid payment without a refund the gateway asked for
+ * (a chargeback, a reversal, a buyer's dispute), in the state the provider's API confirms.
+ */
+export interface DisputeAction {
+  kind: 'dispute';
+  /** The provider's case id, or the reversed transaction's where there is no case. */
+  providerRef: string;
+  status: 'open' | 'won' | 'lost';
+  amountMinor: number;
+  currency: string;
+  /** The provider's own words for why. */
+  reason: string;
+  evidenceDueBy: Date | null;
+  /** When the provider opened it, where it says. */
+  openedAt: Date | null;
+}
 
 /** An amount as a provider reports it, in minor units of its currency. */
 export interface Money {

@@ -20,6 +20,7 @@ import {
   type PaymentProvider,
 } from '../providers/types.js';
 import { webhooksRateLimited } from '../metrics.js';
+import { applyDispute } from './disputes.js';
 import { applyPaymentOutcome } from './finalize.js';
 import { captureApproved } from './payments.js';
 import {
@@ -206,6 +207,7 @@ const MONEY_KINDS: ReadonlySet<InboundAction['kind']> = new Set([
   'payment',
   'capture_required',
   'refund',
+  'dispute',
 ]);
 
 /**
@@ -353,5 +355,7 @@ async function dispatch(
       return applySubscriptionEvent(deps, slug, payment, action);
     case 'refund':
       return applyProviderRefund(deps, slug, payment, action);
+    case 'dispute':
+      return applyDispute(deps, slug, payment, action);
   }
 }

@@ -69,6 +69,8 @@ export function describeAction(action: InboundAction): string {
       return action.event;
     case 'refund':
       return `refund ${action.outcome}`;
+    case 'dispute':
+      return `dispute ${action.status}: ${action.amountMinor} ${action.currency}`;
   }
 }
 

@@ -2,7 +2,8 @@ import type { AppRow } from '../db/apps.js';
 import * as idem from '../db/idempotency.js';
 import { recordRefundCheck } from '../db/checks.js';
 import { enqueueEvent } from '../db/outbox.js';
-import { findPayment, type PaymentRow } from '../db/payments.js';
+import { blockingDispute } from '../db/disputes.js';
+import { findPayment, lockPayment, type PaymentRow } from '../db/payments.js';
 import { refundLateChargeException } from '../db/exceptions.js';
 import { durable, withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import * as refundsDb from '../db/refunds.js';
@@ -142,6 +143,7 @@ export async function refundPayment(
   }
   const amount = req.amountMinor ?? payment.amount_minor;
   if (amount > payment.amount_minor) throw apiError('refund_exceeds_amount');
+  await refuseIfDisputed(deps.pool, payment.id);
   if (await refundsDb.activeRefundFor(deps.pool, payment.id)) {
     throw apiError('already_refunded');
   }
@@ -151,6 +153,10 @@ export async function refundPayment(
     throw apiError('refund_failed', `${slug} refunds are made at the provider`);
   }
   const refund = await withTransaction(deps.pool, async (tx) => {
+    // The payment row is the turn a dispute being recorded takes too (services/disputes.ts):
+    // a dispute committed first refuses this refund; one committed after sees the refund.
+    await lockPayment(tx, payment.id);
+    await refuseIfDisputed(tx, payment.id);
     const row = await refundsDb.insertInitiatedRefund(tx, {
       id: newId(),
       payment_id: payment.id,
@@ -167,6 +173,15 @@ export async function refundPayment(
   });
   if (!refund) throw apiError('already_refunded');
   return callProvider(deps, payment, refund);
+}
+
+/**
+ * docs/api.md#disputes: the money of a payment with an open dispute is held by the provider,
+ * that of a lost one is gone; refunding either would pay the buyer twice.
+ */
+async function refuseIfDisputed(db: Queryable, paymentId: string): Promise<void> {
+  const dispute = await blockingDispute(db, paymentId);
+  if (dispute) throw apiError('payment_disputed', dispute.status);
 }
 
 const LATE_CHARGE_REASON = 'charged after the payment was final';

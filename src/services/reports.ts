@@ -17,6 +17,7 @@ import {
   type GroupTotal,
   type RefundListRow,
 } from '../db/reports.js';
+import { paymentDisputes } from '../db/disputes.js';
 import type { Pool, Queryable } from '../db/pool.js';
 import { DAY_MS, utcDay, utcDayStart, type Window } from '../domain/adminQuery.js';
 import { apiError, notFoundPayment } from '../domain/errors.js';
@@ -24,6 +25,7 @@ import { isPaymentId } from '../domain/ids.js';
 import type { PaymentSearch } from '../domain/paymentSearch.js';
 import { CURRENCY_EXPONENT } from '../domain/money.js';
 import { PAYMENT_STATUSES, PROVIDERS, type Mode } from '../domain/types.js';
+import { toDisputeView, type DisputeView } from './disputes.js';
 import { windowSucceededByDay, windowTotals } from './rollup.js';
 
 export const KNOWN_CURRENCIES = Object.keys(CURRENCY_EXPONENT).sort();
@@ -382,6 +384,8 @@ export interface PaymentDetail {
   created_at: string;
   updated_at: string;
   refund: RefundView | null;
+  /** D16: the payment's disputes, newest first. */
+  disputes: DisputeView[];
   inbound_events_count: number;
   deliveries: {
     delivery_id: string;
@@ -411,9 +415,10 @@ export async function getPaymentDetail(db: Queryable, id: string): Promise<Payme
   if (!isPaymentId(id)) throw notFoundPayment();
   const p = await paymentDetail(db, id);
   if (!p) throw notFoundPayment();
-  const [refund, deliveries] = await Promise.all([
+  const [refund, deliveries, disputes] = await Promise.all([
     paymentRefund(db, id),
     paymentDeliveries(db, id),
+    paymentDisputes(db, id),
   ]);
   const attempts = await deliveryAttempts(
     db,
@@ -445,6 +450,7 @@ export async function getPaymentDetail(db: Queryable, id: string): Promise<Payme
     created_at: p.created_at.toISOString(),
     updated_at: p.updated_at.toISOString(),
     refund: refund ? refundView(refund) : null,
+    disputes: disputes.map(toDisputeView),
     inbound_events_count: p.inbound_events_count,
     deliveries: deliveries.map((d) => ({
       delivery_id: d.id,

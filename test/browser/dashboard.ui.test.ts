@@ -202,6 +202,8 @@ test('phone: every navigation link is inside the 390 px viewport, nothing scroll
     'Overview',
     'Payments',
     'Refunds',
+    'Disputes',
+    'Ledger',
     'Balances',
     'Apps',
     'Dead deliveries',

@@ -133,8 +133,59 @@ const ROWS: [string, Partial<StatusFields>, InboundAction][] = [
       errorText: 'Wallet account closed',
     },
   ],
-  ['chargeback', { transaction_status: 'chargeback' }, { kind: 'none' }],
-  ['partial_chargeback', { transaction_status: 'partial_chargeback' }, { kind: 'none' }],
+  // D16: money the bank took back, a dispute lost at once; a full one without an amount took
+  // what the refunds left, a partial one without an amount confirms nothing.
+  [
+    'chargeback',
+    { transaction_status: 'chargeback' },
+    {
+      kind: 'dispute',
+      providerRef: 'tx-1',
+      status: 'lost',
+      amountMinor: 10000,
+      currency: 'IDR',
+      reason: 'provider says so',
+      evidenceDueBy: null,
+      openedAt: null,
+    },
+  ],
+  [
+    'chargeback after a partial refund',
+    { transaction_status: 'chargeback', refund_amount: '4000.00' },
+    {
+      kind: 'dispute',
+      providerRef: 'tx-1',
+      status: 'lost',
+      amountMinor: 6000,
+      currency: 'IDR',
+      reason: 'provider says so',
+      evidenceDueBy: null,
+      openedAt: null,
+    },
+  ],
+  [
+    'partial_chargeback with its amount and time',
+    {
+      transaction_status: 'partial_chargeback',
+      chargeback_amount: '2500.00',
+      chargeback_time: '2026-11-22 19:00:00',
+    },
+    {
+      kind: 'dispute',
+      providerRef: 'tx-1',
+      status: 'lost',
+      amountMinor: 2500,
+      currency: 'IDR',
+      reason: 'provider says so',
+      evidenceDueBy: null,
+      openedAt: new Date('2026-11-22T12:00:00Z'),
+    },
+  ],
+  [
+    'partial_chargeback without an amount',
+    { transaction_status: 'partial_chargeback' },
+    { kind: 'none' },
+  ],
   ['unknown status', { transaction_status: 'something_new' }, { kind: 'none' }],
 ];
 

@@ -145,7 +145,22 @@ describe('event mapping (docs/providers/wallet_psp.md)', () => {
       providerRefundRef: 'REF1',
     });
   });
-  test('PAYMENT.CAPTURE.REVERSED -> none', () => {
+  test('PAYMENT.CAPTURE.REVERSED -> a dispute lost at once, named by the capture', () => {
+    assert.deepEqual(
+      action('PAYMENT.CAPTURE.REVERSED', 'capture', capture('REVERSED', 'CHARGEBACK')),
+      {
+        kind: 'dispute',
+        providerRef: 'CAP1',
+        status: 'lost',
+        amountMinor: 1234,
+        currency: 'EUR',
+        reason: 'CHARGEBACK',
+        evidenceDueBy: null,
+        openedAt: new Date('2026-01-01T00:00:00Z'),
+      },
+    );
+  });
+  test('PAYMENT.CAPTURE.REVERSED whose capture is not reversed -> none', () => {
     assert.deepEqual(action('PAYMENT.CAPTURE.REVERSED', 'capture', capture('REFUNDED')), {
       kind: 'none',
     });

@@ -18,6 +18,7 @@ import { formatMoney, isMinor, parseAmount } from '../format';
 import { href } from '../router';
 import { ScenarioBadge } from '../scenario';
 import type { InboundEvent, PaymentDelivery, PaymentDetail, RefundRow } from '../types';
+import { DisputeTable } from './Disputes';
 
 type Action = 'cancel' | 'refund' | 'retry';
 
@@ -93,7 +94,7 @@ export function fieldLabel(k: string): string {
   const words = k.replace(/_minor$/, '').replaceAll('_', ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
-const NESTED = new Set(['refund', 'deliveries', 'metadata', 'last_error']);
+const NESTED = new Set(['refund', 'disputes', 'deliveries', 'metadata', 'last_error']);
 
 function Fields({ o, currency }: { o: Record<string, unknown>; currency: string | undefined }) {
   const keys = Object.keys(o).filter((k) => !NESTED.has(k));
@@ -371,6 +372,15 @@ export function PaymentDetailPage({ id }: { id: string }) {
                   <RefundFields r={refund} currency={p.currency} />
                 ) : (
                   <Empty>No refund.</Empty>
+                )}
+              </section>
+
+              <section class="card" aria-labelledby="disputes-title">
+                <h2 id="disputes-title">Disputes</h2>
+                {p.disputes && p.disputes.length > 0 ? (
+                  <DisputeTable disputes={p.disputes} withPayment={false} />
+                ) : (
+                  <Empty>No disputes.</Empty>
                 )}
               </section>
 

@@ -226,6 +226,9 @@ export const REFUND_RULES: ErrorTable = merge(
   templated('refund_needs_succeeded', [
     { name: 'status', pattern: STATUS(PAYMENT_STATUSES), example: 'initiated' },
   ]),
+  templated('payment_disputed', [
+    { name: 'status', pattern: STATUS(['open', 'lost']), example: 'open' },
+  ]),
   fixed('refund_exceeds_amount', 'already_refunded'),
   REFUND_FAILED,
 );
@@ -296,6 +299,15 @@ export const DELIVERY_LIST: ErrorTable = invalid(
 export const EXCEPTION_LIST: ErrorTable = invalid(
   'before must be an exception id from a previous page',
 );
+
+export const DISPUTE_LIST: ErrorTable = invalid(
+  'status must be one of open, won, lost',
+  `provider must be one of ${PROVIDERS.join(', ')}`,
+  `app_id must be at most ${PARAMS.appId.maxLength} characters of text`,
+  'before must be a dispute id from a previous page',
+);
+
+export const DISPUTE_NOT_FOUND: ErrorTable = fixed('dispute_not_found');
 
 export const LEDGER_LIST: ErrorTable = invalid(
   `provider must be one of ${PROVIDERS.join(', ')}`,

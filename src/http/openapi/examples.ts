@@ -95,6 +95,22 @@ const ADMIN_REFUND = {
   updated_at: LATER,
 };
 
+const DISPUTE = {
+  dispute_id: '0a1b2c3d4e5f60718293a4b5c6d7e8f9',
+  payment_id: PAYMENT_ID,
+  app_id: APP.app_id,
+  provider: 'wallet_psp',
+  provider_ref: 'PP-D-27803',
+  status: 'open',
+  amount_minor: 1999,
+  currency: 'EUR',
+  reason: 'MERCHANDISE_OR_SERVICE_NOT_RECEIVED',
+  opened_at: LATER,
+  closed_at: null,
+  evidence_due_by: '2025-01-12T09:00:00.000Z',
+  mode: 'test',
+};
+
 const EXCEPTION = {
   id: 'abcdef0123456789abcdef0123456789',
   payment_id: PAYMENT_ID,
@@ -276,6 +292,7 @@ export const EXAMPLES = {
     created_at: AT,
     updated_at: LATER,
     refund: ADMIN_REFUND,
+    disputes: [],
     inbound_events_count: 1,
     deliveries: [
       {
@@ -302,6 +319,8 @@ export const EXAMPLES = {
       },
     ],
   },
+  dispute: DISPUTE,
+  disputes: { mode: '', disputes: [DISPUTE] },
   exception: EXCEPTION,
   ledger: {
     entries: [

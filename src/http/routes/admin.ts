@@ -13,6 +13,7 @@ import {
 } from '../../services/apps.js';
 import { adminCancel } from '../../services/cancel.js';
 import { listDeliveries, retryWebhook } from '../../services/deliveries.js';
+import { getDispute, listDisputes } from '../../services/disputes.js';
 import { adminRefund } from '../../services/refunds.js';
 import { listInboundEvents } from '../../services/inboundArchive.js';
 import { adminAuthRateLimited, registry } from '../../metrics.js';
@@ -126,6 +127,12 @@ export function adminRoutes(gw: Gateway) {
     app.get<{ Querystring: { limit?: string; before?: string } }>(
       '/exceptions',
       async (req, reply) => sendJson(reply, 200, await listExceptions(gw.pool, req.query)),
+    );
+    app.get<{ Querystring: Partial<Record<string, string>> }>('/disputes', async (req, reply) =>
+      sendJson(reply, 200, await listDisputes(gw.pool, req.query)),
+    );
+    app.get<{ Params: { id: string } }>('/disputes/:id', async (req, reply) =>
+      sendJson(reply, 200, await getDispute(gw.pool, req.params.id)),
     );
     app.post<{ Params: { id: string } }>('/exceptions/:id/resolve', async (req, reply) =>
       sendJson(reply, 200, await resolveException(gw.pool, req.params.id, jsonBody(req))),

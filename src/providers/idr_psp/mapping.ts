@@ -2,6 +2,7 @@ import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
 import { BadReference, type InboundAction, type Money } from '../types.js';
 import {
   isTransactionStatus,
+  parseProviderTime,
   type RefundEntryWire,
   type TransactionStatus,
   type TransactionWire,
@@ -18,6 +19,8 @@ export type StatusFields = Pick<
   | 'currency'
   | 'refund_amount'
   | 'refunds'
+  | 'chargeback_amount'
+  | 'chargeback_time'
 >;
 
 /** Rupiah amounts: minor units are whole rupiah, the provider writes "10000.00". */
@@ -62,8 +65,7 @@ export function mapTransactionStatus(tx: StatusFields): InboundAction {
       return refundAction(tx);
     case 'chargeback':
     case 'partial_chargeback':
-      // Disputes are handled at the provider; the gateway has no chargeback state.
-      return { kind: 'none' };
+      return chargebackAction(tx);
     default: {
       const unreachable: never = status;
       return unreachable;
@@ -98,6 +100,37 @@ function refundAction(tx: StatusFields): InboundAction {
     providerRefundRef: ref,
     ...(amountMinor === null ? {} : { amountMinor }),
     ...(failed ? { errorText: tx.status_message } : {}),
+  };
+}
+
+/**
+ * The buyer's bank took money back (D16): a dispute, lost at once since Midtrans runs no
+ * dispute process the merchant takes part in through its API. One per transaction: the
+ * status cycle allows settlement -> chargeback | partial_chargeback once. The amount is
+ * chargeback_amount where the answer has it; a full chargeback without it took what the
+ * refunds left. A partial one without an amount confirms nothing.
+ */
+export function chargebackAction(tx: StatusFields): InboundAction {
+  const currency = tx.currency || 'IDR';
+  let amountMinor: number | null = null;
+  if (tx.chargeback_amount !== undefined) {
+    amountMinor = decimalToMinor(tx.chargeback_amount, currency);
+  } else if (tx.transaction_status === 'chargeback') {
+    const gross = decimalToMinor(tx.gross_amount, currency);
+    const refunded =
+      tx.refund_amount === undefined ? 0 : decimalToMinor(tx.refund_amount, currency);
+    amountMinor = gross === null || refunded === null ? null : gross - refunded;
+  }
+  if (amountMinor === null || amountMinor <= 0) return { kind: 'none' };
+  return {
+    kind: 'dispute',
+    providerRef: tx.transaction_id,
+    status: 'lost',
+    amountMinor,
+    currency,
+    reason: tx.status_message || tx.transaction_status,
+    evidenceDueBy: null,
+    openedAt: tx.chargeback_time ? parseProviderTime(tx.chargeback_time) : null,
   };
 }
 
@@ -157,6 +190,11 @@ export function confirmedActions(tx: StatusFields, claimed: InboundAction): Inbo
     !listed.has(claimed.providerRefundRef)
   ) {
     out.push(claimed);
+  }
+  // Whatever the event claimed, a charged-back transaction is recorded as the answer says.
+  if (tx.transaction_status === 'chargeback' || tx.transaction_status === 'partial_chargeback') {
+    const dispute = chargebackAction(tx);
+    if (dispute.kind === 'dispute') out.push(dispute);
   }
   return out;
 }

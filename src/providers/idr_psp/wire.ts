@@ -138,6 +138,15 @@ export interface TransactionWire extends CoreResponse {
   payment_amounts?: { paid_at: string; amount: string }[];
   refund_amount?: string;
   refunds?: RefundEntryWire[];
+  /**
+   * chargeback / partial_chargeback: the amount the buyer's bank took back. Midtrans
+   * documents the statuses but publishes no sample of their answer; this field is how the
+   * simulator reports the amount, and a full chargeback without it takes what was left
+   * (gross less refunds) (docs/providers/idr_psp.md, "Chargebacks").
+   */
+  chargeback_amount?: string;
+  /** chargeback / partial_chargeback: when it was charged back (provider time). */
+  chargeback_time?: string;
   /** Echo of the registration's custom_field1. */
   custom_field1?: string;
 }

@@ -14,7 +14,8 @@ import type {
 } from '../types.js';
 import { BadReference, ProviderError } from '../types.js';
 import { apiCall, errorIssue, rejected } from './client.js';
-import { confirmedRefundAction, orderAction } from './mapping.js';
+import type { WpDispute } from './disputeWire.js';
+import { confirmedRefundAction, disputeAction, orderAction, reversalAction } from './mapping.js';
 import { refund } from './refund.js';
 import { parseWebhook, verifyWebhook } from './webhook.js';
 import { fetchBalances, listPayouts } from './reporting.js';
@@ -163,22 +164,63 @@ async function confirmEvent(
   if (!ref.providerRef) return [{ kind: 'none' }];
   const order = await getOrder(ctx, ref.providerRef);
   const status = orderAction(order);
+  const capture = order.purchase_units[0]?.payments?.captures?.[0];
+  // A reversed capture is on record whichever event brought the gateway here.
+  const reversal = capture ? reversalAction(capture) : null;
+  const confirmed: InboundAction[] = reversal ? [status, reversal] : [status];
   const claim = claimed.action;
-  if (claim.kind !== 'refund' || !claim.providerRefundRef) return [status];
+  if (claim.kind === 'dispute' && claimed.eventType.startsWith('CUSTOMER.DISPUTE.')) {
+    const dispute = await confirmDispute(ctx, claim.providerRef, capture?.id);
+    return dispute ? [...confirmed, dispute] : confirmed;
+  }
+  if (claim.kind !== 'refund' || !claim.providerRefundRef) return confirmed;
   const res = await apiCall(
     ctx,
     'GET',
     `/v2/payments/refunds/${encodeURIComponent(claim.providerRefundRef)}`,
   );
-  if (res.status === 404) return [status];
+  if (res.status === 404) return confirmed;
   if (res.status !== 200) throw rejected(res);
   if (!isRefund(res.body)) throw new ProviderError('indeterminate', 'wallet_psp refund unreadable');
   const refund = res.body;
-  const capture = order.purchase_units[0]?.payments?.captures?.[0];
   if (!capture || captureIdOf(refund) !== capture.id) {
     throw new BadReference(`refund ${JSON.stringify(refund.id)} belongs to another payment`);
   }
-  return [status, confirmedRefundAction(refund)];
+  return [...confirmed, confirmedRefundAction(refund)];
+}
+
+function isDispute(v: unknown): v is WpDispute {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as WpDispute).dispute_id === 'string' &&
+    typeof (v as WpDispute).status === 'string'
+  );
+}
+
+/**
+ * The dispute as the provider's dispute API shows it (GET /v1/customer/disputes/{id}), tied
+ * to the payment through the disputed transaction: the order's capture. Unknown to the
+ * provider: nothing is confirmed.
+ */
+async function confirmDispute(
+  ctx: ProviderContext,
+  disputeId: string,
+  captureId: string | undefined,
+): Promise<InboundAction | null> {
+  const res = await apiCall(ctx, 'GET', `/v1/customer/disputes/${encodeURIComponent(disputeId)}`);
+  if (res.status === 404) return null;
+  if (res.status !== 200) throw rejected(res);
+  if (!isDispute(res.body))
+    throw new ProviderError('indeterminate', 'wallet_psp dispute unreadable');
+  const dispute = res.body;
+  const disputed = (dispute.disputed_transactions ?? []).map((t) => t.seller_transaction_id);
+  if (!captureId || !disputed.includes(captureId)) {
+    throw new BadReference(
+      `dispute ${JSON.stringify(dispute.dispute_id)} belongs to another payment`,
+    );
+  }
+  return disputeAction(dispute);
 }
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {

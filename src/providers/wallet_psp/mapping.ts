@@ -1,6 +1,13 @@
 import { decimalToMinor } from '../../domain/money.js';
-import { BadReference, type InboundAction, type Money, type Paid } from '../types.js';
+import {
+  BadReference,
+  type DisputeAction,
+  type InboundAction,
+  type Money,
+  type Paid,
+} from '../types.js';
 import type { WpRefundResource, WpRefundStatus } from './refundWire.js';
+import type { WpDispute } from './disputeWire.js';
 import type { WpCapture, WpMoney, WpOrder } from './wire.js';
 
 /** Every event type the adapter knows; anything else is acknowledged as { kind: 'none' }. */
@@ -14,6 +21,9 @@ export const WP_EVENT_TYPES = [
   'PAYMENT.CAPTURE.DECLINED',
   'PAYMENT.CAPTURE.REFUNDED',
   'PAYMENT.CAPTURE.REVERSED',
+  'CUSTOMER.DISPUTE.CREATED',
+  'CUSTOMER.DISPUTE.UPDATED',
+  'CUSTOMER.DISPUTE.RESOLVED',
   // Not a PayPal event: the simulator's way to report a PENDING refund that failed.
   'PAYMENT.REFUND.FAILED',
 ] as const;
@@ -66,10 +76,15 @@ export function eventAction(type: WpEventType, resource: unknown, summary: strin
       const refund = resource as Partial<WpRefundResource>;
       return refundEventAction(refund, 'failed', refundErrorText(refund, summary));
     }
-    // A chargeback or reversal after settlement: the payment stays succeeded (terminal);
-    // disputes are the operator's business at the provider.
+    // Money taken back after settlement (D16): a claim, confirmed by the order's capture.
+    // The payment stays succeeded (terminal).
     case 'PAYMENT.CAPTURE.REVERSED':
-      return { kind: 'none' };
+      return reversalAction(resource as Partial<WpCapture>) ?? { kind: 'none' };
+    // A buyer's case: a claim, confirmed by the provider's dispute API.
+    case 'CUSTOMER.DISPUTE.CREATED':
+    case 'CUSTOMER.DISPUTE.UPDATED':
+    case 'CUSTOMER.DISPUTE.RESOLVED':
+      return disputeAction(resource as Partial<WpDispute>) ?? { kind: 'none' };
     default:
       return unreachable(type);
   }
@@ -193,7 +208,9 @@ function captureAction(capture: WpCapture): InboundAction {
     case 'COMPLETED':
     case 'PARTIALLY_REFUNDED':
     case 'REFUNDED':
-      // Refunded later is still paid first; the refund has its own record.
+    case 'REVERSED':
+      // Refunded or reversed later is still paid first; the refund or dispute has its own
+      // record.
       return { kind: 'payment', outcome: 'succeeded', paid: capturedMoney(capture) };
     case 'DECLINED':
     case 'FAILED':
@@ -203,4 +220,65 @@ function captureAction(capture: WpCapture): InboundAction {
     default:
       return unreachable(status);
   }
+}
+
+/**
+ * A capture taken back with no dispute process (a bank reversal): a dispute lost at once
+ * (D16), named by the capture. Null unless the capture says REVERSED with an amount.
+ */
+export function reversalAction(capture: Partial<WpCapture>): DisputeAction | null {
+  if (capture.status !== 'REVERSED' || typeof capture.id !== 'string') return null;
+  const money = toMoney(capture.amount);
+  if (!money) return null;
+  const reason = capture.status_details?.reason;
+  return {
+    kind: 'dispute',
+    providerRef: capture.id,
+    status: 'lost',
+    amountMinor: money.amountMinor,
+    currency: money.currency,
+    reason: typeof reason === 'string' && reason ? reason : 'REVERSED',
+    evidenceDueBy: null,
+    openedAt: dateOrNull(capture.update_time),
+  };
+}
+
+/**
+ * A buyer's dispute in the gateway's terms: open until RESOLVED; resolved for the seller
+ * (or withdrawn by the buyer, or denied) is won, anything else resolved is lost. Null for a
+ * dispute without a readable id or amount.
+ */
+export function disputeAction(d: Partial<WpDispute>): DisputeAction | null {
+  if (typeof d.dispute_id !== 'string' || d.dispute_id === '') return null;
+  const money = toMoney(d.dispute_amount);
+  if (!money) return null;
+  return {
+    kind: 'dispute',
+    providerRef: d.dispute_id,
+    status: d.status === 'RESOLVED' ? resolvedStatus(d.dispute_outcome?.outcome_code) : 'open',
+    amountMinor: money.amountMinor,
+    currency: money.currency,
+    reason: typeof d.reason === 'string' ? d.reason : '',
+    evidenceDueBy: d.status === 'RESOLVED' ? null : dateOrNull(d.seller_response_due_date),
+    openedAt: dateOrNull(d.create_time),
+  };
+}
+
+function resolvedStatus(outcome: string | undefined): 'won' | 'lost' {
+  switch (outcome) {
+    case 'RESOLVED_SELLER_FAVOUR':
+    case 'CANCELED_BY_BUYER':
+    case 'DENIED':
+      return 'won';
+    default:
+      // RESOLVED_BUYER_FAVOUR, RESOLVED_WITH_PAYOUT, ACCEPTED or an outcome added later: the
+      // buyer kept the money unless the provider says otherwise.
+      return 'lost';
+  }
+}
+
+function dateOrNull(v: unknown): Date | null {
+  if (typeof v !== 'string') return null;
+  const ms = Date.parse(v);
+  return Number.isNaN(ms) ? null : new Date(ms);
 }

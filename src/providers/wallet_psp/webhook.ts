@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ProviderEndpointConfig } from '../../config.js';
 import { BadReference, type InboundEvent } from '../types.js';
 import { apiCall } from './client.js';
+import type { WpDispute } from './disputeWire.js';
 import { eventAction, isKnownEventType } from './mapping.js';
 import {
   WP_AUTH_ALGO,
@@ -289,6 +290,11 @@ function references(event: WpWebhookEvent): { paymentId?: string; providerRef?: 
     const unit = Array.isArray(order.purchase_units) ? order.purchase_units[0] : undefined;
     return { paymentId: str(unit?.custom_id), providerRef: str(order.id) };
   }
+  if (event.resource_type === 'dispute' || event.event_type.startsWith('CUSTOMER.DISPUTE.')) {
+    // A dispute names the payment only through the disputed transaction's custom field.
+    const tx = (r as Partial<WpDispute>).disputed_transactions?.[0];
+    return { paymentId: str(tx?.custom) };
+  }
   const res = r as Partial<WpCapture> | Partial<WpRefund>;
   return {
     paymentId: str(res.custom_id),
@@ -318,6 +324,10 @@ export function parseWebhook(_headers: IncomingHttpHeaders, rawBody: Buffer): In
     if (paymentId) out.paymentId = paymentId;
     if (providerRef) out.providerRef = providerRef;
     return out;
+  }
+  if (!paymentId && !providerRef && eventType.startsWith('CUSTOMER.DISPUTE.')) {
+    // A case on a payment made outside the gateway: acknowledged, or redelivered for days.
+    return { eventType, action: { kind: 'none' } };
   }
   if (!paymentId && !providerRef) {
     throw new BadReference(`${eventType} carries no custom_id or order id`);

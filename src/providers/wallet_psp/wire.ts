@@ -65,8 +65,12 @@ export interface WpMoney {
 export type WpOrderStatus =
   'CREATED' | 'SAVED' | 'APPROVED' | 'VOIDED' | 'COMPLETED' | 'PAYER_ACTION_REQUIRED';
 
+/**
+ * REVERSED: taken back after completion (a chargeback or a reversal), the state
+ * PAYMENT.CAPTURE.REVERSED announces; PayPal's SDK enum lacks it but accepts unknown values.
+ */
 export type WpCaptureStatus =
-  'COMPLETED' | 'DECLINED' | 'PARTIALLY_REFUNDED' | 'PENDING' | 'REFUNDED' | 'FAILED';
+  'COMPLETED' | 'DECLINED' | 'PARTIALLY_REFUNDED' | 'PENDING' | 'REFUNDED' | 'FAILED' | 'REVERSED';
 
 export interface WpRelatedIds {
   order_id?: string;
@@ -142,7 +146,7 @@ export interface WpOrder {
   links: WpLink[];
 }
 
-export type WpResourceType = 'checkout-order' | 'capture' | 'refund';
+export type WpResourceType = 'checkout-order' | 'capture' | 'refund' | 'dispute';
 
 /** POST /v1/notifications/verify-webhook-signature: the provider checks a delivery itself. */
 export interface WpVerifySignatureRequest {

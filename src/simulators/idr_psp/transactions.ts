@@ -27,7 +27,15 @@ export function isSimChannel(v: unknown): v is SimChannel {
 
 /** The statuses a simulated QR/VA transaction goes through. */
 export type SimStatus =
-  'pending' | 'settlement' | 'deny' | 'cancel' | 'expire' | 'refund' | 'partial_refund';
+  | 'pending'
+  | 'settlement'
+  | 'deny'
+  | 'cancel'
+  | 'expire'
+  | 'refund'
+  | 'partial_refund'
+  | 'chargeback'
+  | 'partial_chargeback';
 
 /** Paid: settled, possibly refunded in part or in full since. */
 export function isPaid(tx: SimTransaction): boolean {
@@ -95,6 +103,8 @@ export interface SimTransaction {
    */
   chosen?: boolean;
   refunds?: SimRefund[];
+  /** The buyer's bank took money back (POST /payments/<ref>/chargeback): how much, when. */
+  chargeback?: { amount: number; time_ms: number };
   /** The registration's custom_field1 (a test_scenario in test mode), echoed back. */
   custom_field1?: string | null;
   /** Faults of the test_scenario already played (simulators/faults.ts). */
@@ -289,6 +299,8 @@ export const FINISHED_WORD: Record<Exclude<SimStatus, 'pending'>, string> = {
   expire: 'expired',
   refund: 'refunded',
   partial_refund: 'partially refunded',
+  chargeback: 'charged back',
+  partial_chargeback: 'partially charged back',
 };
 
 /** Notification status codes; the status API answers an expired transaction with 407. */
@@ -300,6 +312,8 @@ function statusCode(status: SimStatus, forStatusApi: boolean): string {
     case 'cancel':
     case 'refund':
     case 'partial_refund':
+    case 'chargeback':
+    case 'partial_chargeback':
       return '200';
     case 'deny':
       return '202';
@@ -371,6 +385,10 @@ export function transactionWire(
   if (done.length > 0) {
     out.refund_amount = `${refundedAmount(tx)}.00`;
     out.refunds = done.map(refundEntry);
+  }
+  if (tx.chargeback) {
+    out.chargeback_amount = `${tx.chargeback.amount}.00`;
+    out.chargeback_time = formatProviderTime(tx.chargeback.time_ms);
   }
   return out;
 }

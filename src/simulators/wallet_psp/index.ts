@@ -6,6 +6,7 @@ import { registerRefundRoutes } from './routes/refunds.js';
 import { registerReportingRoutes } from './reporting.js';
 import { registerActionRoutes } from './routes/actions.js';
 import { registerCaptureRoutes } from './routes/capture.js';
+import { registerDisputeRoutes } from './routes/disputes.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerOAuthRoutes } from './routes/oauth.js';
 import { registerOrderRoutes } from './routes/orders.js';
@@ -38,5 +39,6 @@ export function walletPspSimulator(gw: SimulatorHost, clock: SimClock) {
     registerCaptureRoutes(app, ctx);
     registerPageRoutes(app, ctx);
     registerActionRoutes(app, ctx);
+    registerDisputeRoutes(app, ctx);
   };
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { sendJson, sendText } from '../../reply.js';
 import { replyToAction, SIM_ACTIONS, type ActionResult } from '../../common.js';
 import { chooseChannel, refundAction } from '../buyerActions.js';
+import { chargebackAction } from '../chargeback.js';
 import { byRef, publicBase, type Sim } from '../context.js';
 import { notify } from '../notify.js';
 import { isRefundAction } from '../page.js';
@@ -27,6 +28,7 @@ export function registerActionRoutes(app: FastifyInstance, sim: Sim): void {
       let found = await byRef(sim, ref);
       if (!found) return sendText(reply, 404, 'unknown reference');
       if (isRefundAction(action)) return refundAction(sim, req, reply, found, action, ref);
+      if (action === 'chargeback') return chargebackAction(sim, req, reply, found, ref);
       if (action !== 'choose' && !(SIM_ACTIONS as readonly string[]).includes(action)) {
         return sendText(reply, 404, 'unknown action');
       }

@@ -1,0 +1,141 @@
+import { query } from '../api';
+import { Badge, Empty, Link, Load, Money, PageTitle, Time, useApi } from '../components';
+import { shortId } from '../format';
+import { href, navigate, type Location } from '../router';
+import { DISPUTE_STATUSES, MODES, PROVIDERS, type DisputeRow } from '../types';
+
+/** docs/api.md#dispute-object: a dispute's rows, shared by this page and the payment detail. */
+export function DisputeTable({
+  disputes,
+  withPayment,
+}: {
+  disputes: DisputeRow[];
+  withPayment: boolean;
+}) {
+  return (
+    <div class="table-wrap">
+      <table class="disputes-table">
+        <thead>
+          <tr>
+            <th>Dispute</th>
+            <th>Opened</th>
+            <th>Status</th>
+            <th class="num">Amount</th>
+            <th>Evidence due</th>
+            <th>Closed</th>
+            {withPayment && <th>Payment</th>}
+            <th>Provider</th>
+            <th>Reason</th>
+          </tr>
+        </thead>
+        <tbody>
+          {disputes.map((d) => (
+            <tr key={d.dispute_id} data-id={d.dispute_id} data-status={d.status}>
+              <td class="mono" title={`${d.dispute_id} (${d.provider_ref})`}>
+                {shortId(d.dispute_id)}
+              </td>
+              <td>
+                <Time iso={d.opened_at} />
+              </td>
+              <td>
+                <Badge value={d.status} />
+              </td>
+              <td class="num">
+                <Money minor={d.amount_minor} currency={d.currency} />
+              </td>
+              <td data-field="evidence_due_by">
+                <Time iso={d.evidence_due_by} />
+              </td>
+              <td>
+                <Time iso={d.closed_at} />
+              </td>
+              {withPayment && (
+                <td>
+                  <Link class="mono" href={href(`/payments/${d.payment_id}`)} title={d.payment_id}>
+                    {shortId(d.payment_id)}
+                  </Link>
+                </td>
+              )}
+              {/* The provider's reference is long (a UUID for idr_psp): shown on hover. */}
+              <td title={d.provider_ref}>{d.provider}</td>
+              <td>{d.reason}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Money providers took back (GET /admin/disputes), newest first. */
+export function Disputes({ loc }: { loc: Location }) {
+  const filters = {
+    status: loc.params.get('status') ?? '',
+    provider: loc.params.get('provider') ?? '',
+    mode: loc.params.get('mode') ?? '',
+  };
+  const before = loc.params.get('before') ?? '';
+  const limit = 50;
+  const r = useApi<{ disputes: DisputeRow[] }>(
+    `/admin/disputes${query({ ...filters, limit, before })}`,
+  );
+  const select = (name: keyof typeof filters, label: string, options: readonly string[]) => (
+    <label>
+      {label}
+      <select
+        name={name}
+        value={filters[name]}
+        onChange={(e) => navigate(href('/disputes', { ...filters, [name]: e.currentTarget.value }))}
+      >
+        <option value="">all</option>
+        {options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <>
+      <PageTitle title="Disputes">Disputes</PageTitle>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        {select('status', 'Status', DISPUTE_STATUSES)}
+        {select('provider', 'Provider', PROVIDERS)}
+        {select('mode', 'Mode', MODES)}
+      </form>
+      <Load r={r} what="disputes">
+        {({ disputes }) => {
+          const last = disputes[disputes.length - 1];
+          return (
+            <>
+              {disputes.length === 0 ? (
+                <Empty>{before ? 'No older disputes.' : 'No disputes.'}</Empty>
+              ) : (
+                <DisputeTable disputes={disputes} withPayment />
+              )}
+              <nav class="pager" aria-label="Pages">
+                <button
+                  type="button"
+                  disabled={!before}
+                  onClick={() => navigate(href('/disputes', filters))}
+                >
+                  ← Newest
+                </button>
+                <button
+                  type="button"
+                  disabled={disputes.length < limit || !last}
+                  onClick={() =>
+                    last && navigate(href('/disputes', { ...filters, before: last.dispute_id }))
+                  }
+                >
+                  Older →
+                </button>
+              </nav>
+            </>
+          );
+        }}
+      </Load>
+    </>
+  );
+}

@@ -1,0 +1,222 @@
+/**
+ * Disputes (D16, docs/api.md#disputes): created and moved only by provider events the
+ * provider's API has confirmed (services/inbound.ts), read by the operator's admin API.
+ */
+import * as disputesDb from '../db/disputes.js';
+import type { DisputeRow, DisputeStatus } from '../db/disputes.js';
+import { recordLedgerEntry } from '../db/ledger.js';
+import { enqueueEvent } from '../db/outbox.js';
+import { lockPayment, type PaymentRow } from '../db/payments.js';
+import { withTransaction, type Queryable } from '../db/pool.js';
+import { parseListLimit, resolveMode } from '../domain/adminQuery.js';
+import { apiError } from '../domain/errors.js';
+import { disputeEventBody } from '../domain/events.js';
+import { isPaymentId, newId } from '../domain/ids.js';
+import { PARAMS } from '../domain/schemas.js';
+import { PROVIDERS, type ProviderSlug } from '../domain/types.js';
+import { disputesOpened } from '../metrics.js';
+import type { DisputeAction } from '../providers/types.js';
+import { applied, type Applied, type ProviderEventDeps } from './providerEvent.js';
+
+/**
+ * Records what the provider confirmed about a dispute, in one transaction with the payment
+ * row locked (so a refund being created at the same time sees it, or is seen by it): the
+ * dispute row (created, or moved from open to won or lost, never back), its ledger entries
+ * (money taken back when it opens or is first seen lost; given back when won) and one
+ * outbound event per change. The payment's own status never changes (spec 3.1 rule 1).
+ */
+export async function applyDispute(
+  deps: ProviderEventDeps,
+  slug: ProviderSlug,
+  payment: PaymentRow,
+  action: DisputeAction,
+): Promise<Applied> {
+  if (action.currency !== payment.currency || action.amountMinor > payment.amount_minor) {
+    // A confirmed answer never should; kept off the books and shown to the operator.
+    deps.log.error(
+      {
+        payment_id: payment.id,
+        provider: slug,
+        provider_ref: action.providerRef,
+        amount_minor: action.amountMinor,
+        currency: action.currency,
+      },
+      'dispute amount does not fit the payment: not recorded, operator action needed',
+    );
+    return applied('none', 'dispute_amount_mismatch');
+  }
+  const result = await withTransaction(deps.pool, async (tx) => {
+    const locked = await lockPayment(tx, payment.id);
+    if (!locked || locked.status !== 'succeeded') return null;
+    const { row, change } = await disputesDb.upsertDispute(tx, {
+      id: newId(),
+      payment_id: locked.id,
+      app_id: locked.app_id,
+      provider: slug,
+      provider_ref: action.providerRef,
+      mode: locked.mode,
+      status: action.status,
+      amount_minor: action.amountMinor,
+      currency: action.currency,
+      reason: action.reason,
+      evidence_due_by: action.evidenceDueBy,
+      opened_at: action.openedAt,
+    });
+    if (change === 'inserted' || change === 'closed') {
+      await bookDispute(tx, row);
+    }
+    if (change === 'inserted') {
+      await enqueueDisputeEvent(tx, locked, 'dispute.opened', { ...row, status: 'open' });
+    }
+    if ((change === 'inserted' || change === 'closed') && row.status !== 'open') {
+      await enqueueDisputeEvent(tx, locked, 'dispute.closed', row, change === 'inserted' ? 1 : 0);
+    }
+    return { row, change };
+  });
+  if (!result) return applied('none', 'dispute_on_unpaid_payment');
+  const { row, change } = result;
+  if (change === 'inserted') {
+    disputesOpened.inc({ provider: slug });
+    deps.log.error(
+      {
+        dispute_id: row.id,
+        payment_id: row.payment_id,
+        provider: row.provider,
+        provider_ref: row.provider_ref,
+        status: row.status,
+        amount_minor: row.amount_minor,
+        currency: row.currency,
+        evidence_due_by: row.evidence_due_by?.toISOString() ?? null,
+      },
+      'provider took money back: dispute recorded',
+    );
+  }
+  switch (change) {
+    case 'inserted':
+      return applied('changed', row.status === 'open' ? 'dispute_opened' : `dispute_${row.status}`);
+    case 'closed':
+      return applied('changed', `dispute_${row.status}`);
+    case 'refreshed':
+      return applied('changed', 'dispute_updated');
+    case 'unchanged':
+      return applied('none', 'dispute_unchanged');
+  }
+}
+
+/**
+ * The dispute's money on the ledger: taken back once (an open dispute holds the money, a
+ * lost one has taken it), given back once when won. Each step is booked at most once (the
+ * ledger's unique index), so a replay books nothing.
+ */
+async function bookDispute(tx: Queryable, d: DisputeRow): Promise<void> {
+  const entry = {
+    payment_id: d.payment_id,
+    dispute_id: d.id,
+    app_id: d.app_id,
+    provider: d.provider,
+    mode: d.mode,
+    currency: d.currency,
+  };
+  await recordLedgerEntry(tx, { ...entry, type: 'dispute', amount_minor: -d.amount_minor });
+  if (d.status === 'won') {
+    await recordLedgerEntry(tx, {
+      ...entry,
+      type: 'dispute_reversal',
+      amount_minor: d.amount_minor,
+    });
+  }
+}
+
+async function enqueueDisputeEvent(
+  tx: Queryable,
+  payment: PaymentRow,
+  eventType: 'dispute.opened' | 'dispute.closed',
+  d: DisputeRow,
+  sequence = 0,
+): Promise<void> {
+  await enqueueEvent(tx, {
+    sequence,
+    appId: payment.app_id,
+    paymentId: payment.id,
+    eventType,
+    body: disputeEventBody(eventType, d, payment.metadata, d.updated_at),
+    // One event per change, whatever races: the dispute opens once and closes once.
+    dedupeKey: `${eventType}:${d.id}`,
+  });
+}
+
+/** docs/api.md#dispute-object. */
+export function toDisputeView(d: DisputeRow) {
+  return {
+    dispute_id: d.id,
+    payment_id: d.payment_id,
+    app_id: d.app_id,
+    provider: d.provider,
+    provider_ref: d.provider_ref,
+    status: d.status,
+    amount_minor: d.amount_minor,
+    currency: d.currency,
+    reason: d.reason,
+    opened_at: d.opened_at.toISOString(),
+    closed_at: d.closed_at?.toISOString() ?? null,
+    evidence_due_by: d.evidence_due_by?.toISOString() ?? null,
+    mode: d.mode,
+  };
+}
+
+export type DisputeView = ReturnType<typeof toDisputeView>;
+
+function optional(v: string | undefined): string | null {
+  return v === undefined || v === '' ? null : v;
+}
+
+/** GET /admin/disputes: newest first, limit/before paging and filters like the other lists. */
+export async function listDisputes(
+  db: Queryable,
+  q: {
+    limit?: string;
+    before?: string;
+    status?: string;
+    provider?: string;
+    app_id?: string;
+    mode?: string;
+  },
+): Promise<{ mode: string; disputes: DisputeView[] }> {
+  const limit = parseListLimit(q.limit);
+  const status = optional(q.status);
+  if (status !== null && !(disputesDb.DISPUTE_STATUSES as readonly string[]).includes(status)) {
+    throw apiError('invalid', `status must be one of ${disputesDb.DISPUTE_STATUSES.join(', ')}`);
+  }
+  const provider = optional(q.provider);
+  if (provider !== null && !(PROVIDERS as readonly string[]).includes(provider)) {
+    throw apiError('invalid', `provider must be one of ${PROVIDERS.join(', ')}`);
+  }
+  const appId = optional(q.app_id);
+  if (appId !== null && appId.length > PARAMS.appId.maxLength) {
+    throw apiError(
+      'invalid',
+      `app_id must be at most ${PARAMS.appId.maxLength} characters of text`,
+    );
+  }
+  const before = optional(q.before);
+  if (before !== null && !(isPaymentId(before) && (await disputesDb.disputeExists(db, before)))) {
+    throw apiError('invalid', 'before must be a dispute id from a previous page');
+  }
+  const mode = resolveMode(q.mode);
+  const rows = await disputesDb.listDisputeRows(db, {
+    status: status as DisputeStatus | null,
+    provider,
+    appId,
+    mode: mode === '' ? null : mode,
+    before,
+    limit,
+  });
+  return { mode, disputes: rows.map(toDisputeView) };
+}
+
+/** GET /admin/disputes/{id}. */
+export async function getDispute(db: Queryable, id: string): Promise<DisputeView> {
+  const row = isPaymentId(id) ? await disputesDb.findDispute(db, id) : null;
+  if (!row) throw apiError('dispute_not_found');
+  return toDisputeView(row);
+}
