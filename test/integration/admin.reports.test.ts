@@ -761,6 +761,8 @@ describe('GET /admin/payments/{id}', () => {
       finalized_at: p.finalized?.toISOString() ?? null,
       subscription_id: null,
       parent_payment_id: null,
+      // No provider has opened a dispute on it (docs/api.md#disputes).
+      disputes: [],
       created_at: p.created.toISOString(),
       updated_at: p.created.toISOString(),
       refund: {

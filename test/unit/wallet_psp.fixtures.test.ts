@@ -38,7 +38,8 @@ test('the documented PAYMENT.CAPTURE.COMPLETED: the SDK schema accepts it, the a
     action: {
       kind: 'payment',
       outcome: 'succeeded',
-      paid: { amountMinor: 251, currency: 'USD' },
+      // The capture's seller_receivable_breakdown.paypal_fee (0.37 USD) goes to the ledger.
+      paid: { amountMinor: 251, currency: 'USD', feeMinor: 37 },
     },
   });
 });
