@@ -2,7 +2,7 @@ import type { AnchorHTMLAttributes, ComponentChildren } from 'preact';
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { api, ApiFailure } from './api';
 import { formatLocal, formatMoney, formatUtc } from './format';
-import { navigate } from './router';
+import { href, navigate } from './router';
 
 /** A real link that navigates without a reload (modified clicks keep browser behaviour). */
 export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
@@ -248,4 +248,33 @@ export function RawBody({ body }: { body: string }) {
     // not JSON: shown as received
   }
   return <pre class="raw">{text}</pre>;
+}
+
+/** One filter of a list page: choosing a value reloads the page at `path` with it (empty: all). */
+export function FilterSelect<K extends string>(props: {
+  path: string;
+  filters: Record<K, string>;
+  name: K;
+  label: string;
+  all: string;
+  values: readonly string[];
+}) {
+  const { path, filters, name } = props;
+  return (
+    <label>
+      {props.label}
+      <select
+        name={name}
+        value={filters[name]}
+        onChange={(e) => navigate(href(path, { ...filters, [name]: e.currentTarget.value }))}
+      >
+        <option value="">{props.all}</option>
+        {props.values.map((v) => (
+          <option key={v} value={v}>
+            {v}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
 }

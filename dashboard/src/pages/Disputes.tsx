@@ -1,5 +1,15 @@
 import { query } from '../api';
-import { Badge, Empty, Link, Load, Money, PageTitle, Time, useApi } from '../components';
+import {
+  Badge,
+  Empty,
+  FilterSelect,
+  Link,
+  Load,
+  Money,
+  PageTitle,
+  Time,
+  useApi,
+} from '../components';
 import { shortId } from '../format';
 import { href, navigate, type Location } from '../router';
 import { DISPUTE_STATUSES, MODES, PROVIDERS, type DisputeRow } from '../types';
@@ -80,21 +90,14 @@ export function Disputes({ loc }: { loc: Location }) {
     `/admin/disputes${query({ ...filters, limit, before })}`,
   );
   const select = (name: keyof typeof filters, label: string, options: readonly string[]) => (
-    <label>
-      {label}
-      <select
-        name={name}
-        value={filters[name]}
-        onChange={(e) => navigate(href('/disputes', { ...filters, [name]: e.currentTarget.value }))}
-      >
-        <option value="">all</option>
-        {options.map((o) => (
-          <option key={o} value={o}>
-            {o}
-          </option>
-        ))}
-      </select>
-    </label>
+    <FilterSelect
+      path="/disputes"
+      filters={filters}
+      name={name}
+      label={label}
+      all="all"
+      values={options}
+    />
   );
   return (
     <>

@@ -1,5 +1,15 @@
 import { query } from '../api';
-import { Badge, Empty, Link, Load, Money, PageTitle, Time, useApi } from '../components';
+import {
+  Badge,
+  Empty,
+  FilterSelect,
+  Link,
+  Load,
+  Money,
+  PageTitle,
+  Time,
+  useApi,
+} from '../components';
 import { shortId } from '../format';
 import { href, navigate, type Location } from '../router';
 import { LEDGER_TYPES, MODES, PROVIDERS, type LedgerEntry } from '../types';
@@ -22,21 +32,14 @@ export function Ledger({ loc }: { loc: Location }) {
   const limit = 50;
   const r = useApi<{ entries: LedgerEntry[] }>(`/admin/ledger${query({ ...f, limit, before })}`);
   const select = (name: keyof typeof f, all: string, values: readonly string[]) => (
-    <label>
-      {name[0]?.toUpperCase() + name.slice(1)}
-      <select
-        name={name}
-        value={f[name]}
-        onChange={(e) => navigate(href('/ledger', { ...f, [name]: e.currentTarget.value }))}
-      >
-        <option value="">{all}</option>
-        {values.map((v) => (
-          <option key={v} value={v}>
-            {v}
-          </option>
-        ))}
-      </select>
-    </label>
+    <FilterSelect
+      path="/ledger"
+      filters={f}
+      name={name}
+      label={name[0]?.toUpperCase() + name.slice(1)}
+      all={all}
+      values={values}
+    />
   );
   return (
     <>
