@@ -129,7 +129,7 @@ export class Webhooks {
   verify(
     rawBody: string | Uint8Array,
     headers: WebhookHeaders,
-    webhookSecret: string,
+    webhookSecret: string | readonly string[],
     options: VerifyOptions = {},
   ): WebhookEvent {
     return verifyWebhook(rawBody, headers, webhookSecret, options);
