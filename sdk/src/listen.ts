@@ -72,7 +72,7 @@ async function forward(o: ListenOptions, secret: string, e: FeedEvent): Promise<
  * only what happens from then on. Returns the forwarding secret through `print` first.
  */
 export async function listen(o: ListenOptions): Promise<void> {
-  const print = o.print ?? ((line: string) => console.log(line));
+  const print = o.print ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const secret = o.secret ?? newForwardingSecret();
   const t = new Transport({ baseUrl: o.baseUrl, apiKey: o.apiKey, signingSecret: o.signingSecret });
   const page = (after: string | null) =>
