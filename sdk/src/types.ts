@@ -140,8 +140,11 @@ export interface DisputeEvent {
   metadata: Metadata;
 }
 
-/** Every outbound webhook body; switch on `event` to narrow it. */
-export type WebhookEvent = PaymentEvent | RefundEvent | SubscriptionEvent | DisputeEvent;
+/**
+ * Every body the app's webhook_url receives; switch on `event` to narrow it. Dispute events
+ * go only to webhook endpoints subscribed to them: verify those with `{ allowDisputes: true }`.
+ */
+export type WebhookEvent = PaymentEvent | RefundEvent | SubscriptionEvent;
 export type WebhookEventType = WebhookEvent['event'];
 
 /** A payment in a terminal status: it never changes again. */

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { PaygateWebhookError } from './errors.js';
-import type { WebhookEvent, WebhookEventType } from './types.js';
+import type { DisputeEvent, WebhookEvent, WebhookEventType } from './types.js';
 
 /** Fetch API `Headers`, or Node's `req.headers` (lowercase names, string or string[] values). */
 export type WebhookHeaders =
@@ -9,6 +9,12 @@ export type WebhookHeaders =
 export interface VerifyOptions {
   /** Largest accepted distance between the delivery's timestamp and now; default 300 s. */
   toleranceSec?: number;
+  /**
+   * Accept dispute.opened and dispute.closed too: for a webhook endpoint subscribed to them.
+   * Without it they are refused as an unknown event type, as an app built for webhook_url
+   * expects.
+   */
+  allowDisputes?: boolean;
 }
 
 const EVENT_TYPES: ReadonlySet<string> = new Set<WebhookEventType>([
@@ -19,6 +25,8 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<WebhookEventType>([
   'refund.failed',
   'subscription.canceled',
   'subscription.revoked',
+]);
+const DISPUTE_TYPES: ReadonlySet<string> = new Set<DisputeEvent['event']>([
   'dispute.opened',
   'dispute.closed',
 ]);
@@ -64,8 +72,20 @@ export function verifyWebhook(
   rawBody: string | Uint8Array,
   headers: WebhookHeaders,
   webhookSecret: string | readonly string[],
+  options: VerifyOptions & { allowDisputes: true },
+): WebhookEvent | DisputeEvent;
+export function verifyWebhook(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  webhookSecret: string | readonly string[],
+  options?: VerifyOptions,
+): WebhookEvent;
+export function verifyWebhook(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  webhookSecret: string | readonly string[],
   options: VerifyOptions = {},
-): WebhookEvent {
+): WebhookEvent | DisputeEvent {
   const secrets = (typeof webhookSecret === 'string' ? [webhookSecret] : [...webhookSecret]).filter(
     (x) => x !== '',
   );
@@ -99,7 +119,10 @@ export function verifyWebhook(
     throw new PaygateWebhookError('invalid JSON body');
   }
   const kind = (event as { event?: unknown }).event;
-  if (typeof kind !== 'string' || !EVENT_TYPES.has(kind)) {
+  const known =
+    typeof kind === 'string' &&
+    (EVENT_TYPES.has(kind) || (options.allowDisputes === true && DISPUTE_TYPES.has(kind)));
+  if (!known) {
     throw new PaygateWebhookError(`unknown event type: ${String(kind)}`);
   }
   return event as WebhookEvent;

@@ -6,7 +6,8 @@ import { assertError, assertStatus, RFC3339_UTC, sql } from '../helpers/core.js'
 import { eventually } from '../helpers/eventually.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { paidPayment } from '../helpers/payments.js';
-import { Receiver } from '../helpers/receiver.js';
+import { Receiver, type Received } from '../helpers/receiver.js';
+import { verifyWebhook } from '../../sdk/src/index.js';
 
 // Webhook endpoints (docs/api.md#webhook-endpoints): several receivers over real HTTP, each
 // with its own filter, secret and queue; the app's webhook_url stays the default endpoint.
@@ -403,6 +404,17 @@ describe('delivery', () => {
     ) as Record<string, unknown>;
     assert.equal(opened.payment_id, p.id);
     assert.equal(opened.amount, 50000);
+    // The SDK verifies them for an endpoint that asks for disputes; by default they are unknown.
+    const got = disputes.received[0] as Received;
+    const secret = disputes.secret;
+    assert.match(
+      verifyWebhook(got.body, got.headers, secret, { allowDisputes: true }).event,
+      /^dispute\./,
+    );
+    assert.throws(
+      () => verifyWebhook(got.body, got.headers, secret),
+      /unknown event type: dispute\./,
+    );
     assert.deepEqual(kinds(main), ['payment.succeeded']);
     assert.deepEqual(kinds(payments), ['payment.succeeded']);
   });
