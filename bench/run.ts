@@ -13,6 +13,7 @@ import { benchAdmin } from './admin.js';
 import { benchCreatePayments } from './scenarios/create.js';
 import { benchSignedGet } from './scenarios/get.js';
 import { benchWebhookToDelivery } from './scenarios/webhook.js';
+import { benchEndpoints } from './scenarios/endpoints.js';
 
 export interface BenchSettings {
   durationS: number;
@@ -30,6 +31,7 @@ const SCENARIOS: Record<string, Scenario> = {
   create: benchCreatePayments,
   webhook: benchWebhookToDelivery,
   admin: benchAdmin,
+  endpoints: benchEndpoints,
 };
 
 async function main() {

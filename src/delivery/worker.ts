@@ -119,7 +119,10 @@ export class DeliveryWorker {
         });
         this.inFlight.add(p);
       }
-      if (claimed.length === 0 || claimed.length < free) await this.sleep(this.pollMs);
+      // A short claim does not mean nothing is due: the per-endpoint cap may have left rows of
+      // a saturated endpoint behind, and the next claim skips that endpoint. Only an empty
+      // claim sleeps (until a commit, a finished attempt or the poll).
+      if (claimed.length === 0) await this.sleep(this.pollMs);
     }
   }
 
