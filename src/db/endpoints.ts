@@ -115,6 +115,9 @@ export async function rotateEndpointSecret(
  * Events from before the endpoint existed were never its to get.
  */
 export async function enqueueRecovery(tx: Queryable, ep: EndpointRow, since: Date) {
+  // Two recovers of one endpoint at once take turns: the second's check then sees the
+  // first's pending deliveries, so nothing is enqueued twice.
+  await tx.query(`SELECT 1 FROM webhook_endpoints WHERE id = $1 FOR UPDATE`, [ep.id]);
   const res = await tx.query(
     `INSERT INTO deliveries (id, event_id, app_id, payment_id, endpoint_id)
      SELECT 'dlv_' || substr(md5(gen_random_uuid()::text), 1, 24), e.id, e.app_id, e.payment_id, $2
