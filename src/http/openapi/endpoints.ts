@@ -81,7 +81,7 @@ export function endpointOperations(): Operation[] {
       },
       errors: E.merge(
         E.JSON_BODY,
-        E.bodyRules(CREATE_ENDPOINT, { types: false }),
+        E.bodyRules(CREATE_ENDPOINT),
         E.fixed('app_not_found'),
         E.WITH_BODY,
         E.LONG_PARAM,
@@ -118,7 +118,7 @@ export function endpointOperations(): Operation[] {
       },
       errors: E.merge(
         E.JSON_BODY,
-        E.bodyRules(PATCH_ENDPOINT, { types: false, missing: false }),
+        E.bodyRules(PATCH_ENDPOINT, { missing: false }),
         NOT_FOUND,
         E.WITH_BODY,
         E.LONG_PARAM,
