@@ -7,7 +7,7 @@ import {
   STATS_DAYS,
 } from '../../domain/endpointSchemas.js';
 import { integerParamMessage } from '../../domain/schemas.js';
-import type { Operation, Param } from './document.js';
+import type { Operation, Param } from './types.js';
 import * as E from './errors.js';
 
 const APP_ID: Param = {

@@ -475,6 +475,21 @@ export const EXAMPLES = {
   event(kind: OutboundEventType) {
     if (kind.startsWith('payment.')) return paymentEvent(kind);
     if (kind.startsWith('refund.')) return refundEvent(kind);
+    if (kind.startsWith('dispute.')) {
+      return {
+        event: kind,
+        dispute_id: DISPUTE.dispute_id,
+        payment_id: PAYMENT_ID,
+        status: kind === 'dispute.opened' ? 'open' : 'lost',
+        amount: DISPUTE.amount_minor,
+        currency: DISPUTE.currency,
+        provider: DISPUTE.provider,
+        provider_ref: DISPUTE.provider_ref,
+        reason: DISPUTE.reason,
+        timestamp: LATER,
+        metadata: { order: 'A-17' },
+      };
+    }
     return subscriptionEvent(kind);
   },
 };
