@@ -10,7 +10,7 @@ import { DeliveryWorker } from './delivery/worker.js';
 import { serviceDeps, type Gateway } from './gateway.js';
 import { reconcileDue } from './services/reconciler.js';
 import { retryUnansweredRefunds } from './services/refunds.js';
-import { disableFailingEndpoints } from './services/endpoints.js';
+import { disableFailingEndpoints } from './services/endpointHealth.js';
 
 export interface Workers {
   stop(): Promise<void>;

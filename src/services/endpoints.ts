@@ -6,33 +6,21 @@
 import { randomBytes } from 'node:crypto';
 import { encryptSecret, newSecret } from '../auth/crypto.js';
 import { findAppById } from '../db/apps.js';
-import { insertAuditEntry } from '../db/audit.js';
 import * as db from '../db/endpoints.js';
 import type { EndpointRow } from '../db/endpoints.js';
-import { withTransaction, type Pool } from '../db/pool.js';
+import { withTransaction } from '../db/pool.js';
 import { parseTimestamp } from '../domain/adminQuery.js';
-import {
-  CREATE_ENDPOINT,
-  ENDPOINT_DESCRIPTION_MAX,
-  ENDPOINT_MESSAGES as MSG,
-  ENDPOINT_URL_MAX,
-  GRACE_HOURS_MAX,
-  RECOVER,
-  ROTATE,
-  STATS_DAYS,
-} from '../domain/endpointSchemas.js';
+import { CREATE_ENDPOINT, ENDPOINT_MESSAGES as MSG, RECOVER } from '../domain/endpointSchemas.js';
 import { apiError } from '../domain/errors.js';
-import { EVENT_TYPES } from '../domain/events.js';
 import { textProblem } from '../domain/jsonInput.js';
-import { isHttpUrl } from '../domain/paymentRequest.js';
+import { missingRequired } from '../domain/schemas.js';
 import {
-  integerParam,
-  integerParamMessage,
-  missingRequired,
-  notStringMessage,
-  tooLongMessage,
-} from '../domain/schemas.js';
-import { endpointsAutoDisabled } from '../metrics.js';
+  objectBody,
+  parseDescription,
+  parseEventTypes,
+  parseGraceHours,
+  parseUrl,
+} from './endpointInput.js';
 import { checkWebhookTarget, type AppServiceDeps } from './apps.js';
 import { redactUrl, type Audit } from './audit.js';
 
@@ -76,58 +64,17 @@ export function toEndpointView(r: EndpointRow): EndpointView {
   };
 }
 
-function objectBody(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw bad(MSG.body);
-  return body as Record<string, unknown>;
-}
-
-function parseUrl(v: unknown): string {
-  if (typeof v !== 'string' || v.length > ENDPOINT_URL_MAX || !isHttpUrl(v)) throw bad(MSG.url);
-  return v;
-}
-
-function parseEventTypes(v: unknown): string[] {
-  if (!Array.isArray(v) || v.length === 0 || !v.every((t) => typeof t === 'string')) {
-    throw bad(MSG.event_types);
-  }
-  const kinds = [...new Set(v as string[])];
-  if (kinds.includes('*')) {
-    if (kinds.length > 1) throw bad(MSG.star);
-    return kinds;
-  }
-  if (!kinds.every((k) => (EVENT_TYPES as readonly string[]).includes(k))) {
-    throw bad(MSG.event_type);
-  }
-  return kinds;
-}
-
-function parseDescription(v: unknown): string {
-  if (v === undefined || v === null) return '';
-  if (typeof v !== 'string') throw bad(notStringMessage('description'));
-  if (v.length > ENDPOINT_DESCRIPTION_MAX) {
-    throw bad(tooLongMessage('description', ENDPOINT_DESCRIPTION_MAX));
-  }
-  return v;
-}
-
-/** grace_hours of rotate-secret and regenerate-keys; an absent body or field means 0. */
-export function parseGraceHours(body: unknown): number {
-  if (body === undefined || body === null) return 0;
-  const b = objectBody(body);
-  const g = b.grace_hours ?? 0;
-  if (typeof g !== 'number' || !Number.isInteger(g) || g < 0 || g > GRACE_HOURS_MAX) {
-    throw bad(ROTATE.messages.grace_hours);
-  }
-  return g;
-}
-
 async function appOf(deps: EndpointDeps, appId: string) {
   const app = textProblem(appId) ? null : await findAppById(deps.db, appId);
   if (!app) throw apiError('app_not_found');
   return app;
 }
 
-async function endpointOf(deps: EndpointDeps, appId: string, id: string): Promise<EndpointRow> {
+export async function endpointOf(
+  deps: EndpointDeps,
+  appId: string,
+  id: string,
+): Promise<EndpointRow> {
   await appOf(deps, appId);
   const ep = textProblem(id) ? null : await db.findEndpoint(deps.db, appId, id);
   if (!ep) throw notFound();
@@ -312,98 +259,4 @@ export async function recoverEndpoint(
   });
 }
 
-export interface EndpointStats {
-  endpoint_id: string;
-  days: number;
-  attempts: number;
-  delivered: number;
-  failed: number;
-  /** delivered / attempts, null without attempts. */
-  success_rate: number | null;
-  latency_ms: { p50: number | null; p90: number | null; p99: number | null };
-  recent_attempts: {
-    delivery_id: string;
-    event_id: string;
-    event_type: string;
-    attempt: number;
-    started_at: string;
-    duration_ms: number;
-    status_code: number | null;
-    error: string | null;
-    response_body: string | null;
-    outcome: string;
-  }[];
-}
-
-const RECENT_ATTEMPTS = 20;
-
-export async function getEndpointStats(
-  deps: EndpointDeps,
-  appId: string,
-  id: string,
-  rawDays: string | undefined,
-): Promise<EndpointStats> {
-  const days = integerParam(STATS_DAYS, rawDays);
-  if (days === null) throw bad(integerParamMessage('days', STATS_DAYS));
-  await endpointOf(deps, appId, id);
-  const [s, recent] = await Promise.all([
-    db.endpointStats(deps.db, id, days),
-    db.recentAttempts(deps.db, id, RECENT_ATTEMPTS),
-  ]);
-  return {
-    endpoint_id: id,
-    days,
-    attempts: s.attempts,
-    delivered: s.delivered,
-    failed: s.attempts - s.delivered,
-    success_rate: s.attempts === 0 ? null : Math.round((s.delivered / s.attempts) * 10000) / 10000,
-    latency_ms: { p50: s.p50, p90: s.p90, p99: s.p99 },
-    recent_attempts: recent.map((a) => ({
-      delivery_id: a.delivery_id,
-      event_id: a.event_id,
-      event_type: a.event_type,
-      attempt: a.attempt,
-      started_at: a.started_at.toISOString(),
-      duration_ms: a.duration_ms,
-      status_code: a.status_code,
-      error: a.error,
-      response_body: a.response_body,
-      outcome: a.outcome,
-    })),
-  };
-}
-
-/**
- * The auto-disable job (docs/api.md#auto-disable): every endpoint whose every attempt failed
- * for `days` days is disabled, each with an audit entry in the same transaction, an error
- * log line and a metric. Safe on any number of instances (one UPDATE decides).
- */
-export async function disableFailingEndpoints(
-  pool: Pool,
-  days: number,
-  log: { error(obj: object, msg: string): void },
-): Promise<number> {
-  const disabled = await withTransaction(pool, async (tx) => {
-    const rows = await db.disableFailingEndpoints(tx, days);
-    for (const r of rows) {
-      await insertAuditEntry(tx, {
-        action: 'endpoint.auto_disable',
-        targetType: 'endpoint',
-        targetId: r.id,
-        outcome: 'disabled',
-        requestId: 'auto-disable',
-        sourceIp: '',
-        details: { app_id: r.app_id, failing_since: r.failing_since.toISOString(), days },
-      });
-    }
-    return rows;
-  });
-  for (const r of disabled) {
-    endpointsAutoDisabled.inc();
-    log.error(
-      { endpoint_id: r.id, app_id: r.app_id, failing_since: r.failing_since.toISOString(), days },
-      'webhook endpoint disabled: every attempt failed',
-    );
-  }
-  return disabled.length;
-}
+export { parseGraceHours };

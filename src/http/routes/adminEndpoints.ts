@@ -7,13 +7,13 @@ import type { Gateway } from '../../gateway.js';
 import {
   createEndpoint,
   disableEndpoint,
-  getEndpointStats,
   listAppEndpoints,
   patchEndpoint,
   recoverEndpoint,
   rotateSecret,
   type EndpointDeps,
 } from '../../services/endpoints.js';
+import { getEndpointStats } from '../../services/endpointHealth.js';
 import { jsonBody, sendJson } from '../reply.js';
 import { requestAudit } from './adminOps.js';
 
