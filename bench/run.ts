@@ -7,11 +7,13 @@
  * BENCH_SIMULATORS (`process`: the simulators run as their own process, `npm run simulators`,
  * instead of mounted in the gateway). The soak (bench/soak.ts) runs only when named:
  * BENCH_SOAK_MINUTES (default 30), BENCH_SOAK_RATE (default half the measured maximum).
+ * Storage per payment (bench/storage.ts) too: BENCH_STORAGE_PAYMENTS (default 20,000).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchDatabase, machine } from './lib/env.js';
 import { benchAdmin } from './admin.js';
 import { benchSoak } from './soak.js';
+import { benchStorage } from './storage.js';
 import { benchCreatePayments } from './scenarios/create.js';
 import { benchSignedGet } from './scenarios/get.js';
 import { benchWebhookToDelivery } from './scenarios/webhook.js';
@@ -34,6 +36,7 @@ const SCENARIOS: Record<string, Scenario> = {
   admin: benchAdmin,
   // Long: run it on its own (npm run bench -- soak); not part of the default set.
   soak: benchSoak,
+  storage: benchStorage,
 };
 const DEFAULT_SCENARIOS = ['get', 'create', 'webhook', 'admin'];
 
