@@ -122,6 +122,11 @@ export interface DisputeAction {
   evidenceDueBy: Date | null;
   /** When the provider opened it, where it says. */
   openedAt: Date | null;
+  /**
+   * A reversal with no case of its own (PayPal's reversed capture): when the payment has a
+   * case of the same provider, the reversal is that case's money and records nothing.
+   */
+  withoutCase?: true;
 }
 
 /** An amount as a provider reports it, in minor units of its currency. */

@@ -248,7 +248,10 @@ export interface PaymentListItem {
   invoice_number: string | null;
   last_error: string;
   refund_status: string | null;
-  /** The amount of the refund refund_status describes (a partial refund is less than amount_minor). */
+  /**
+   * What is refunded of the payment: its initiated and succeeded refunds added up (a refund
+   * made at the provider beside ours included), else the failed refund's amount.
+   */
   refund_amount_minor: number | null;
   created_at: string;
   updated_at: string;
