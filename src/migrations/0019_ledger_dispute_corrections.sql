@@ -6,6 +6,9 @@ DROP INDEX ledger_one_per_dispute_step;
 CREATE UNIQUE INDEX ledger_one_dispute_reversal ON ledger_entries (dispute_id)
   WHERE type = 'dispute_reversal';
 CREATE INDEX ledger_dispute_idx ON ledger_entries (dispute_id) WHERE dispute_id IS NOT NULL;
+-- GET /admin/ledger?type= newest first: a rare type (late_charge_refund, dispute_reversal)
+-- otherwise walks most of ledger_newest_idx to fill a page (700 ms at a million entries).
+CREATE INDEX ledger_type_newest_idx ON ledger_entries (type, occurred_at DESC, id DESC);
 
 -- The reports at a million payments (docs/performance.md, "The ledger"): a year's summary
 -- summed 366 days of report_daily rows and counted every initiated payment of the year from
