@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { freePort } from '../../scripts/net.js';
 import type { Gateway } from '../../src/gateway.js';
+import { simulatorEndpoint } from '../../src/providers/testMode.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import type { WpDispute } from '../../src/providers/wallet_psp/disputeWire.js';
 import type { WpCapture } from '../../src/providers/wallet_psp/wire.js';
@@ -28,11 +31,31 @@ let gw: TestGateway;
 let core: Gateway;
 let app: AppWithSecrets;
 
+let sandboxApp: AppWithSecrets;
+
 before(async () => {
+  // The sandbox endpoint of idr_psp is the gateway's own simulator, under its key: a
+  // sandbox-mode payment goes through the same provider as a test-mode one.
+  const port = await freePort();
+  const masterKey = randomBytes(32);
+  const sim = simulatorEndpoint('idr_psp', masterKey, '');
   // The reconciler is driven by hand.
-  gw = await startTestGateway({}, { workers: false });
+  gw = await startTestGateway(
+    {
+      PORT: String(port),
+      MASTER_KEY: masterKey.toString('hex'),
+      IDR_PSP_SANDBOX_BASE_URL: `http://127.0.0.1:${port}/sim/idr_psp`,
+      IDR_PSP_SANDBOX_SERVER_KEY: sim.credentials.serverKey as string,
+    },
+    { workers: false },
+  );
   core = gw.running.gw;
   app = await gw.createApp({ name: 'Movements', webhook_url: 'http://127.0.0.1:9/hook' });
+  sandboxApp = await gw.createApp({
+    name: 'Movements (sandbox)',
+    mode: 'sandbox',
+    webhook_url: 'http://127.0.0.1:9/hook',
+  });
 });
 after(async () => {
   await gw?.stop();
@@ -192,6 +215,33 @@ describe('idr_psp: a chargeback listed as Midtrans lists it', () => {
       [[p.id, 'succeeded', 15000]],
     );
   });
+});
+
+test('a chargeback of a sandbox-mode payment: the dispute and its entries carry sandbox, the test figures do not move', async () => {
+  const testBefore = await idrDisputed();
+  const p = await paidPayment(gw, sandboxApp, 'idr', 33000);
+  assert.equal((await chargeback(p.providerRef, { amount_minor: 8000 })).gateway_status, 200);
+  const d = await onlyDispute(gw, p.id);
+  assert.equal(d.mode, 'sandbox');
+  assert.equal(d.amount_minor, 8000);
+  const ledger = await core.pool.query<{ type: string; mode: string; amount_minor: number }>(
+    'SELECT type, mode, amount_minor FROM ledger_entries WHERE payment_id = $1 ORDER BY occurred_at, id',
+    [p.id],
+  );
+  assert.deepEqual(ledger.rows, [
+    { type: 'charge', mode: 'sandbox', amount_minor: 33000 },
+    { type: 'dispute', mode: 'sandbox', amount_minor: -8000 },
+  ]);
+  assert.equal(await idrDisputed(), testBefore);
+  const sandbox = await gw.admin('GET', '/admin/disputes?mode=sandbox');
+  assert.deepEqual(sandbox.json<{ mode: string; disputes: { dispute_id: string }[] }>(), {
+    mode: 'sandbox',
+    disputes: [{ ...d }],
+  });
+  assert.deepEqual(
+    (await eventsOf(core, p.id, 'dispute.%')).map((e) => e.event),
+    ['dispute.opened', 'dispute.closed'],
+  );
 });
 
 describe('wallet_psp: a case and the reversal of its capture are the same money', () => {
