@@ -54,7 +54,8 @@ export type DisputeChange = 'inserted' | 'closed' | 'amount' | 'refreshed' | 'un
  * confirmed state. Its status only moves from open to won or lost, never back, so a late or
  * replayed "open" finds it closed and changes nothing, and duplicated or reordered events
  * leave one dispute in its latest state. Its amount follows the provider while the dispute
- * is open or stays lost (a chargeback that grows); a won dispute's amount is final. An open
+ * is open; a lost one only grows (chargebacks add up: a confirmation read before another
+ * that grew it never shrinks it back); a won dispute's amount is final. An open
  * one also takes a new evidence deadline. The caller books the ledger from the row
  * (services/disputes.ts) and holds the payment's lock.
  */
@@ -87,7 +88,7 @@ export async function upsertDispute(
                      OR (EXCLUDED.evidence_due_by IS NOT NULL
                          AND EXCLUDED.evidence_due_by IS DISTINCT FROM d.evidence_due_by)))
             OR (d.status = 'lost' AND EXCLUDED.status = 'lost'
-                AND EXCLUDED.amount_minor <> d.amount_minor)
+                AND EXCLUDED.amount_minor > d.amount_minor)
          RETURNING ${COLUMNS}, (xmax = 0) AS inserted
        )
        SELECT up.*, prior.prior_status, prior.prior_amount FROM up LEFT JOIN prior ON true`,
