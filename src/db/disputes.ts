@@ -153,6 +153,25 @@ export async function otherDisputeOfPayment(
   return res.rows[0] ?? null;
 }
 
+/**
+ * What a reversal on record for the payment (the dispute named by the reversed capture)
+ * took back, as a positive amount; 0 when there is none.
+ */
+export async function takenByReversal(
+  db: Queryable,
+  paymentId: string,
+  provider: string,
+  captureRef: string,
+): Promise<number> {
+  const res = await db.query<{ taken: number }>(
+    `SELECT (-coalesce(sum(l.amount_minor), 0))::bigint AS taken
+     FROM disputes d JOIN ledger_entries l ON l.dispute_id = d.id AND l.type = 'dispute'
+     WHERE d.payment_id = $1 AND d.provider = $2 AND d.provider_ref = $3`,
+    [paymentId, provider, captureRef],
+  );
+  return res.rows[0]?.taken ?? 0;
+}
+
 export async function findDispute(db: Queryable, id: string): Promise<DisputeRow | null> {
   const res = await db.query<DisputeRow>(`SELECT ${COLUMNS} FROM disputes WHERE id = $1`, [id]);
   return res.rows[0] ?? null;

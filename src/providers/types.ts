@@ -127,6 +127,11 @@ export interface DisputeAction {
    * case of the same provider, the reversal is that case's money and records nothing.
    */
   withoutCase?: true;
+  /**
+   * A case confirmed for a capture: the capture's reference, so money a reversal of that
+   * capture already took (booked before the provider had the case) is not taken twice.
+   */
+  covers?: string;
 }
 
 /** An amount as a provider reports it, in minor units of its currency. */

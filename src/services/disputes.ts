@@ -69,7 +69,13 @@ export async function applyDispute(
       opened_at: action.openedAt,
     });
     if (change === 'inserted' || change === 'closed' || change === 'amount') {
-      await bookDispute(tx, row);
+      // A case whose capture was reversed before the provider had the case (a reversal on
+      // record as a dispute of its own): that money is gone already, the case takes only the
+      // rest, and gives it all back if won.
+      const taken = action.covers
+        ? await disputesDb.takenByReversal(tx, locked.id, slug, action.covers)
+        : 0;
+      await bookDispute(tx, row, taken);
     }
     if (change === 'inserted') {
       await enqueueDisputeEvent(tx, locked, 'dispute.opened', { ...row, status: 'open' });
@@ -129,10 +135,11 @@ export async function applyDispute(
  * dispute holds the money, a lost one has taken it) for its current amount, and given back
  * once when won. What is booked already is read from the ledger, so a replay books nothing
  * and a changed amount books only the difference (a correction entry of type `dispute`,
- * never an edit). The caller holds the payment's lock, so two confirmations never book the
- * same step.
+ * never an edit). Money another record took already (takenElsewhere: a reversal of the
+ * case's capture) is not taken again. The caller holds the payment's lock, so two
+ * confirmations never book the same step.
  */
-async function bookDispute(tx: Queryable, d: DisputeRow): Promise<void> {
+async function bookDispute(tx: Queryable, d: DisputeRow, takenElsewhere = 0): Promise<void> {
   const entry = {
     payment_id: d.payment_id,
     dispute_id: d.id,
@@ -142,7 +149,7 @@ async function bookDispute(tx: Queryable, d: DisputeRow): Promise<void> {
     currency: d.currency,
   };
   const booked = await disputeBooked(tx, d.id);
-  const correction = -d.amount_minor - booked.taken;
+  const correction = -Math.max(0, d.amount_minor - takenElsewhere) - booked.taken;
   if (correction !== 0) {
     await recordLedgerEntry(tx, { ...entry, type: 'dispute', amount_minor: correction });
   }

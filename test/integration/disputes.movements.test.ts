@@ -330,6 +330,64 @@ describe('wallet_psp: a case and the reversal of its capture are the same money'
   });
 });
 
+test('a capture reversed before PayPal had a case, the case heard of later: the money taken once, given back once when won', async () => {
+  const p = await paidPayment(gw, app, 'wallet', 5200);
+  assert.equal((await simAction(gw, 'wallet', p.providerRef, 'reverse')).gateway_status, 200);
+  const reversal = await onlyDispute(gw, p.id);
+  assert.equal(reversal.status, 'lost');
+  const order = await walletPspSim(core, core.simClock).orders.get(p.providerRef);
+  const capture = order?.order.purchase_units[0]?.payments?.captures?.[0];
+  assert.ok(order && capture);
+  // The case PayPal opens for that capture afterwards.
+  const dispute: WpDispute = {
+    dispute_id: 'PP-D-52000001',
+    create_time: '2026-11-20T10:00:00Z',
+    update_time: '2026-11-20T10:00:00Z',
+    disputed_transactions: [{ seller_transaction_id: capture.id, custom: p.id }],
+    reason: 'UNAUTHORISED',
+    status: 'WAITING_FOR_SELLER_RESPONSE',
+    dispute_amount: { currency_code: 'EUR', value: '52.00' },
+    seller_response_due_date: '2030-01-01T00:00:00Z',
+  };
+  const cases = new SimStore<{ dispute: WpDispute; clientId: string; orderId: string }>(
+    core.pool,
+    'wallet_psp',
+    'dispute',
+  );
+  await cases.create(dispute.dispute_id, {
+    dispute,
+    clientId: order.clientId,
+    orderId: p.providerRef,
+  });
+  await postWallet('CUSTOMER.DISPUTE.CREATED', 'dispute', dispute);
+  const both = (await paymentDetail(gw, p.id)).disputes;
+  assert.deepEqual(both.map((d) => [d.provider_ref, d.status, d.amount_minor]).sort(), [
+    [capture.id, 'lost', 5200],
+    ['PP-D-52000001', 'open', 5200],
+  ]);
+  const caseId = both.find((d) => d.provider_ref === 'PP-D-52000001')?.dispute_id;
+  // The reversal took the money; the case takes nothing more.
+  assert.deepEqual(await disputeLedger(core, p.id), [
+    { type: 'dispute', amount_minor: -5200, dispute_id: reversal.dispute_id },
+  ]);
+  const resolved = await cases.update(dispute.dispute_id, (c) => ({
+    ...c,
+    dispute: {
+      ...c.dispute,
+      status: 'RESOLVED',
+      dispute_outcome: { outcome_code: 'RESOLVED_SELLER_FAVOUR' },
+    },
+  }));
+  assert.ok(resolved);
+  await postWallet('CUSTOMER.DISPUTE.RESOLVED', 'dispute', resolved.dispute);
+  await postWallet('PAYMENT.CAPTURE.REVERSED', 'capture', capture);
+  assert.deepEqual(await disputeLedger(core, p.id), [
+    { type: 'dispute', amount_minor: -5200, dispute_id: reversal.dispute_id },
+    { type: 'dispute_reversal', amount_minor: 5200, dispute_id: caseId },
+  ]);
+  assert.equal((await paymentDetail(gw, p.id)).disputes.length, 2);
+});
+
 describe('the reconciler books what it finds while polling', () => {
   async function reconcile(paymentId: string) {
     await core.pool.query(

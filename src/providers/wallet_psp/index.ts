@@ -230,7 +230,8 @@ async function confirmDispute(
       `dispute ${JSON.stringify(dispute.dispute_id)} belongs to another payment`,
     );
   }
-  return disputeAction(dispute);
+  const action = disputeAction(dispute);
+  return action ? { ...action, covers: captureId } : null;
 }
 
 /**
