@@ -17,6 +17,7 @@ import { benchStorage } from './storage.js';
 import { benchCreatePayments } from './scenarios/create.js';
 import { benchSignedGet } from './scenarios/get.js';
 import { benchWebhookToDelivery } from './scenarios/webhook.js';
+import { benchEndpoints } from './scenarios/endpoints.js';
 
 export interface BenchSettings {
   durationS: number;
@@ -37,6 +38,7 @@ const SCENARIOS: Record<string, Scenario> = {
   // Long: run it on its own (npm run bench -- soak); not part of the default set.
   soak: benchSoak,
   storage: benchStorage,
+  endpoints: benchEndpoints,
 };
 const DEFAULT_SCENARIOS = ['get', 'create', 'webhook', 'admin'];
 

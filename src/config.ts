@@ -30,6 +30,14 @@ export interface DeliveryConfig {
   timeoutMs: number;
 }
 
+/** Webhook endpoints (docs/api.md#webhook-endpoints). */
+export interface EndpointsConfig {
+  /** Deliveries in flight per endpoint across all instances (a slow receiver's share). */
+  concurrency: number;
+  /** An endpoint whose every attempt failed for this many days is disabled. */
+  disableAfterDays: number;
+}
+
 /** Bounds of the HTTP server against slow, silent or numerous clients. */
 export interface HttpLimitsConfig {
   /** Time to receive a request's headers; also closes a connection that never sends a byte. */
@@ -112,6 +120,7 @@ export interface Config {
   idrPspDirectQr: boolean;
   allowPrivateWebhookTargets: boolean;
   delivery: DeliveryConfig;
+  endpoints: EndpointsConfig;
   /** Timeout of one call to a provider; a timeout is an indeterminate outcome. */
   providerTimeoutMs: number;
   /** sandbox/live endpoints from the environment; test mode endpoints are derived at run time. */
@@ -466,6 +475,10 @@ export function loadConfig(env: Env = process.env): Config {
       maxDelayMs: intVar(env, 'DELIVERY_MAX_DELAY_MS', 3_600_000, 1, 86_400_000),
       timeoutMs: intVar(env, 'DELIVERY_TIMEOUT_MS', 10_000, 1, 600_000),
     },
+    endpoints: {
+      concurrency: intVar(env, 'DELIVERY_ENDPOINT_CONCURRENCY', 8, 1, 1000),
+      disableAfterDays: intVar(env, 'ENDPOINT_DISABLE_AFTER_DAYS', 5, 1, 365),
+    },
     providerTimeoutMs,
     providerEndpoints: loadProviderEndpoints(env),
     logLevel: env.LOG_LEVEL || 'info',
@@ -684,6 +697,18 @@ export const GATEWAY_SETTINGS: readonly SettingDoc[] = [
     variable: '`DELIVERY_TIMEOUT_MS`',
     default: '`10000`',
     meaning: 'timeout of one attempt',
+  },
+  {
+    variable: '`DELIVERY_ENDPOINT_CONCURRENCY`',
+    default: '`8`',
+    meaning:
+      'deliveries in flight per webhook endpoint (the default one included) across all instances, so a slow receiver never takes every worker slot (1..1000)',
+  },
+  {
+    variable: '`ENDPOINT_DISABLE_AFTER_DAYS`',
+    default: '`5`',
+    meaning:
+      'a webhook endpoint whose every attempt failed for this many days is disabled, with an audit entry, an error log line and a metric (1..365)',
   },
   {
     variable: '`PROVIDER_TIMEOUT_MS`',

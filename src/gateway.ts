@@ -3,7 +3,8 @@ import { APP_CHANGED_CHANNEL, AppKeyCache, SettledPaymentCache } from './cache.j
 import type { Config } from './config.js';
 import { SimClock } from './domain/simClock.js';
 import { systemNetwork, type WebhookNetwork } from './delivery/network.js';
-import { findAppByApiKey, notifyAppChanged } from './db/apps.js';
+import { findAppByApiKey, findAppByPreviousApiKey, notifyAppChanged } from './db/apps.js';
+import { decryptSecret } from './auth/crypto.js';
 import { AutovacuumWatch } from './db/autovacuum.js';
 import { PaymentReadBatcher } from './db/payments.js';
 import type { Listener } from './db/listener.js';
@@ -63,7 +64,15 @@ export function createGateway(
   };
   const appKeys = new AppKeyCache(async (apiKey) => {
     const app = await findAppByApiKey(pool, apiKey);
-    return app ? { app, signingSecret: appSigningSecret(config.masterKey, app) } : null;
+    if (app) return { app, signingSecret: appSigningSecret(config.masterKey, app) };
+    // A key replaced with grace (docs/api.md#regenerate-keys) pairs with its own old secret.
+    const old = await findAppByPreviousApiKey(pool, apiKey);
+    if (!old?.previous_signing_secret_enc || !old.keys_rotate_at) return null;
+    return {
+      app: old,
+      signingSecret: decryptSecret(config.masterKey, old.previous_signing_secret_enc),
+      validUntil: old.keys_rotate_at.getTime(),
+    };
   });
   listener.on(APP_CHANGED_CHANNEL, (appId) => appKeys.invalidateApp(appId));
   listener.onReset(() => appKeys.clear());
@@ -76,7 +85,12 @@ export function createGateway(
     providers: new ProviderRegistry(config, urls),
     phase: 'starting',
     listener,
-    lookupAppKey: (apiKey) => appKeys.get(apiKey),
+    async lookupAppKey(apiKey) {
+      const found = await appKeys.get(apiKey);
+      // A cached previous key stops when its window ends, on the gateway's clock.
+      if (found?.validUntil !== undefined && found.validUntil <= gateway.now()) return null;
+      return found;
+    },
     async appChanged(appId) {
       appKeys.invalidateApp(appId);
       await notifyAppChanged(pool, APP_CHANGED_CHANNEL, appId);

@@ -63,3 +63,9 @@ export const connectionsDropped = new Counter({
   help: 'Connections refused at accept because HTTP_MAX_CONNECTIONS were open',
   registers: [registry],
 });
+
+export const endpointsAutoDisabled = new Counter({
+  name: 'paygate_webhook_endpoints_auto_disabled_total',
+  help: 'Webhook endpoints disabled because every attempt failed for ENDPOINT_DISABLE_AFTER_DAYS',
+  registers: [registry],
+});

@@ -10,6 +10,7 @@ import { DeliveryWorker } from './delivery/worker.js';
 import { serviceDeps, type Gateway } from './gateway.js';
 import { reconcileDue } from './services/reconciler.js';
 import { retryUnansweredRefunds } from './services/refunds.js';
+import { disableFailingEndpoints } from './services/endpointHealth.js';
 
 export interface Workers {
   stop(): Promise<void>;
@@ -17,6 +18,7 @@ export interface Workers {
 
 const PURGE_EVERY_MS = 10 * 60_000;
 const RECONCILE_EVERY_MS = 10_000;
+const ENDPOINT_CHECK_EVERY_MS = 60_000;
 
 /**
  * The retention job (docs/operations.md#retention): every purge runs in batches until it
@@ -66,6 +68,9 @@ export async function startWorkers(gw: Gateway): Promise<Workers> {
   every(PURGE_EVERY_MS, 'retention', () => purgeHistory(gw));
   every(RECONCILE_EVERY_MS, 'reconciler', () => reconcileDue(gw));
   every(RECONCILE_EVERY_MS, 'refund retry', () => retryUnansweredRefunds(serviceDeps(gw)));
+  every(ENDPOINT_CHECK_EVERY_MS, 'endpoint auto-disable', () =>
+    disableFailingEndpoints(gw.pool, gw.config.endpoints.disableAfterDays, gw.log),
+  );
   const delivery = new DeliveryWorker(gw);
   delivery.start();
   return {

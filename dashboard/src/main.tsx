@@ -6,6 +6,7 @@ import { Apps } from './pages/Apps';
 import { Audit } from './pages/Audit';
 import { Deliveries } from './pages/Deliveries';
 import { Disputes } from './pages/Disputes';
+import { Endpoints } from './pages/Endpoints';
 import { Balances } from './pages/Money';
 import { Overview } from './pages/Overview';
 import { PaymentDetailPage } from './pages/PaymentDetail';
@@ -33,6 +34,11 @@ const NAV: { path: string; label: string }[] = [
 function Page({ loc }: { loc: Location }) {
   const detail = /^\/payments\/([^/]+)$/.exec(loc.path);
   if (detail?.[1]) return <PaymentDetailPage key={detail[1]} id={detail[1]} />;
+  const endpoints = /^\/apps\/([^/]+)\/endpoints$/.exec(loc.path);
+  if (endpoints?.[1]) {
+    const appId = decodeURIComponent(endpoints[1]);
+    return <Endpoints key={appId} appId={appId} />;
+  }
   switch (loc.path) {
     case '/':
       return <Overview loc={loc} />;

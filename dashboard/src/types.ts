@@ -253,6 +253,12 @@ export const AUDIT_ACTIONS = [
   'app.update',
   'app.regenerate_keys',
   'app.redeliver',
+  'endpoint.create',
+  'endpoint.update',
+  'endpoint.disable',
+  'endpoint.rotate_secret',
+  'endpoint.recover',
+  'endpoint.auto_disable',
   'payment.cancel',
   'payment.refund',
   'payment.retry_webhook',
@@ -295,4 +301,54 @@ export interface LedgerEntry {
   amount_minor: number;
   fee_minor: number | null;
   occurred_at: string;
+}
+
+/** Event kinds an endpoint may subscribe to (docs/api.md#event-kinds). */
+export const EVENT_TYPES = [
+  'payment.succeeded',
+  'payment.failed',
+  'payment.canceled',
+  'subscription.canceled',
+  'subscription.revoked',
+  'refund.succeeded',
+  'refund.failed',
+  'dispute.opened',
+  'dispute.closed',
+] as const;
+
+/** GET /admin/apps/{id}/endpoints rows (docs/api.md#webhook-endpoints). */
+export interface Endpoint {
+  endpoint_id: string;
+  app_id: string;
+  url: string;
+  event_types: string[];
+  description: string;
+  disabled: boolean;
+  disabled_reason: string | null;
+  rotates_at: string | null;
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EndpointStats {
+  endpoint_id: string;
+  days: number;
+  attempts: number;
+  delivered: number;
+  failed: number;
+  success_rate: number | null;
+  latency_ms: { p50: number | null; p90: number | null; p99: number | null };
+  recent_attempts: {
+    delivery_id: string;
+    event_id: string;
+    event_type: string;
+    attempt: number;
+    started_at: string;
+    duration_ms: number;
+    status_code: number | null;
+    error: string | null;
+    response_body: string | null;
+    outcome: string;
+  }[];
 }

@@ -3,6 +3,7 @@ import { PaygateTimeoutError } from './errors.js';
 import { sleep, Transport, type RetryOptions } from './transport.js';
 import type {
   CreatedPayment,
+  DisputeEvent,
   CreatePaymentParams,
   CreateRefundParams,
   FinalPayment,
@@ -129,10 +130,24 @@ export class Webhooks {
   verify(
     rawBody: string | Uint8Array,
     headers: WebhookHeaders,
-    webhookSecret: string,
+    webhookSecret: string | readonly string[],
+    options: VerifyOptions & { allowDisputes: true },
+  ): WebhookEvent | DisputeEvent;
+  verify(
+    rawBody: string | Uint8Array,
+    headers: WebhookHeaders,
+    webhookSecret: string | readonly string[],
+    options?: VerifyOptions,
+  ): WebhookEvent;
+  verify(
+    rawBody: string | Uint8Array,
+    headers: WebhookHeaders,
+    webhookSecret: string | readonly string[],
     options: VerifyOptions = {},
-  ): WebhookEvent {
-    return verifyWebhook(rawBody, headers, webhookSecret, options);
+  ): WebhookEvent | DisputeEvent {
+    return options.allowDisputes === true
+      ? verifyWebhook(rawBody, headers, webhookSecret, { ...options, allowDisputes: true })
+      : verifyWebhook(rawBody, headers, webhookSecret, options);
   }
 
   /** X-PAY-Event-Id of a delivery: the same on every retry of one event, for deduplication. */

@@ -31,3 +31,4 @@ export {
   type VerifyOptions,
   type WebhookHeaders,
 } from './webhooks.js';
+export { listen, newForwardingSecret, signDelivery, type ListenOptions } from './listen.js';

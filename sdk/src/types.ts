@@ -122,7 +122,28 @@ export interface SubscriptionEvent {
   metadata: Metadata;
 }
 
-/** Every outbound webhook body; switch on `event` to narrow it. */
+/**
+ * dispute.opened, dispute.closed: sent only to webhook endpoints subscribed to them, never
+ * to the app's webhook_url. amount is what the provider took back; metadata is the payment's.
+ */
+export interface DisputeEvent {
+  event: 'dispute.opened' | 'dispute.closed';
+  dispute_id: string;
+  payment_id: string;
+  status: 'open' | 'won' | 'lost';
+  amount: number;
+  currency: Currency;
+  provider: string;
+  provider_ref: string;
+  reason: string;
+  timestamp: string;
+  metadata: Metadata;
+}
+
+/**
+ * Every body the app's webhook_url receives; switch on `event` to narrow it. Dispute events
+ * go only to webhook endpoints subscribed to them: verify those with `{ allowDisputes: true }`.
+ */
 export type WebhookEvent = PaymentEvent | RefundEvent | SubscriptionEvent;
 export type WebhookEventType = WebhookEvent['event'];
 

@@ -17,6 +17,8 @@ export interface SignedRequest {
 export interface AuthenticatedApp {
   app: AppRow;
   signingSecret: string;
+  /** A previous key during its rotation window: it authenticates until this time (ms). */
+  validUntil?: number;
 }
 
 /** Looks an app up by its public key; null when no app has it. */

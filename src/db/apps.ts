@@ -11,16 +11,30 @@ export interface AppRow {
   webhook_url: string | null;
   allowed_providers: string[];
   allowed_methods: Record<string, string[]>;
+  /** Set by a rotation with grace (until keys_rotate_at): the keys before the current ones. */
+  previous_api_key: string | null;
+  previous_signing_secret_enc: string | null;
+  previous_webhook_secret_enc: string | null;
+  keys_rotate_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
 const COLUMNS = `id, name, mode, api_key, signing_secret_enc, webhook_secret_enc, webhook_url,
-  allowed_providers, allowed_methods, created_at, updated_at`;
+  allowed_providers, allowed_methods, previous_api_key, previous_signing_secret_enc,
+  previous_webhook_secret_enc, keys_rotate_at, created_at, updated_at`;
 
 export async function insertApp(
   db: Queryable,
-  app: Omit<AppRow, 'created_at' | 'updated_at'>,
+  app: Omit<
+    AppRow,
+    | 'created_at'
+    | 'updated_at'
+    | 'previous_api_key'
+    | 'previous_signing_secret_enc'
+    | 'previous_webhook_secret_enc'
+    | 'keys_rotate_at'
+  >,
 ): Promise<AppRow> {
   const res = await db.query<AppRow>(
     `INSERT INTO apps (id, name, mode, api_key, signing_secret_enc, webhook_secret_enc, webhook_url,
@@ -54,6 +68,22 @@ export async function findAppByApiKey(db: Queryable, apiKey: string): Promise<Ap
   const res = await db.query<AppRow>({
     name: 'apps_by_key',
     text: `SELECT ${COLUMNS} FROM apps WHERE api_key = $1`,
+    values: [apiKey],
+  });
+  return res.rows[0] ?? null;
+}
+
+/**
+ * The app whose previous api key this is (a rotation with grace); the caller decides whether
+ * its window (keys_rotate_at) is still open, on the gateway's clock.
+ */
+export async function findAppByPreviousApiKey(
+  db: Queryable,
+  apiKey: string,
+): Promise<AppRow | null> {
+  const res = await db.query<AppRow>({
+    name: 'apps_by_previous_key',
+    text: `SELECT ${COLUMNS} FROM apps WHERE previous_api_key = $1`,
     values: [apiKey],
   });
   return res.rows[0] ?? null;
@@ -98,15 +128,26 @@ export async function updateApp(
   return res.rows[0] ?? null;
 }
 
+/**
+ * New keys. With grace hours the replaced ones become the previous keys until keys_rotate_at
+ * (a rotation inside a window drops the keys before the current ones); without, they are
+ * gone at once.
+ */
 export async function replaceAppKeys(
   db: Queryable,
   id: string,
   keys: { api_key: string; signing_secret_enc: string; webhook_secret_enc: string },
+  graceHours = 0,
 ): Promise<AppRow | null> {
   const res = await db.query<AppRow>(
-    `UPDATE apps SET api_key = $2, signing_secret_enc = $3, webhook_secret_enc = $4, updated_at = now()
+    `UPDATE apps SET
+       previous_api_key = CASE WHEN $5::int > 0 THEN api_key END,
+       previous_signing_secret_enc = CASE WHEN $5::int > 0 THEN signing_secret_enc END,
+       previous_webhook_secret_enc = CASE WHEN $5::int > 0 THEN webhook_secret_enc END,
+       keys_rotate_at = now() + $5::int * interval '1 hour',
+       api_key = $2, signing_secret_enc = $3, webhook_secret_enc = $4, updated_at = now()
      WHERE id = $1 RETURNING ${COLUMNS}`,
-    [id, keys.api_key, keys.signing_secret_enc, keys.webhook_secret_enc],
+    [id, keys.api_key, keys.signing_secret_enc, keys.webhook_secret_enc, graceHours],
   );
   return res.rows[0] ?? null;
 }

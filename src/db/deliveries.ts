@@ -27,36 +27,75 @@ export interface ClaimedDelivery {
   attempts: number;
   event_id: string;
   app_id: string;
+  /** Null for the app's default endpoint (its webhook_url). */
+  endpoint_id: string | null;
   body: string;
-  webhook_url: string | null;
-  webhook_secret_enc: string;
+  /** The endpoint's URL, or the app's webhook_url for the default endpoint. */
+  url: string | null;
+  secret_enc: string;
+  /** Set during a rotation window: the secret X-PAY-Signature stays under until rotates_at. */
+  previous_secret_enc: string | null;
+  rotates_at: Date | null;
+  /** A disabled endpoint's deliveries are given up without a request. */
+  endpoint_disabled: boolean;
   mode: string;
 }
 
+/**
+ * A target is an endpoint, or an app's default endpoint: at most $3 of its deliveries are in
+ * flight across every instance, so a slow receiver holds $3 worker slots and never all of
+ * them (docs/api.md#delivery-and-retries). Saturated targets are skipped in the scan; a
+ * batch takes at most what each target has left, and rows locked beyond that are released
+ * unchanged at the end of the statement.
+ */
 const CLAIM_SQL = `
-WITH due AS (
-  SELECT id FROM deliveries
-  WHERE status = 'pending' AND next_attempt_at <= now()
-    AND (locked_until IS NULL OR locked_until < now())
-  ORDER BY next_attempt_at
+WITH busy AS (
+  SELECT COALESCE(endpoint_id, app_id) AS target, count(*) AS n FROM deliveries
+  WHERE status = 'pending' AND locked_until IS NOT NULL AND locked_until >= now()
+  GROUP BY 1),
+due AS (
+  SELECT d.id, COALESCE(d.endpoint_id, d.app_id) AS target, d.next_attempt_at FROM deliveries d
+  WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+    AND (d.locked_until IS NULL OR d.locked_until < now())
+    AND NOT EXISTS (SELECT 1 FROM busy b WHERE b.target = COALESCE(d.endpoint_id, d.app_id) AND b.n >= $3)
+  ORDER BY d.next_attempt_at
   LIMIT $1
-  FOR UPDATE SKIP LOCKED)
+  FOR UPDATE OF d SKIP LOCKED),
+picked AS (
+  SELECT id FROM (
+    SELECT due.id, row_number() OVER (PARTITION BY due.target ORDER BY due.next_attempt_at) AS rn,
+      COALESCE(b.n, 0) AS n
+    FROM due LEFT JOIN busy b ON b.target = due.target) ranked
+  WHERE rn + n <= $3)
 UPDATE deliveries d
 SET locked_until = now() + $2 * interval '1 millisecond', attempts = d.attempts + 1, updated_at = now()
-FROM due, outbound_events e, apps a
-WHERE d.id = due.id AND e.id = d.event_id AND a.id = d.app_id
-RETURNING d.id, d.attempts, d.event_id, d.app_id, e.body, a.webhook_url, a.webhook_secret_enc, a.mode`;
+FROM picked, outbound_events e, apps a
+WHERE d.id = picked.id AND e.id = d.event_id AND a.id = d.app_id
+RETURNING d.id, d.attempts, d.event_id, d.app_id, d.endpoint_id, e.body, a.mode,
+  CASE WHEN d.endpoint_id IS NULL THEN a.webhook_url
+    ELSE (SELECT url FROM webhook_endpoints WHERE id = d.endpoint_id) END AS url,
+  CASE WHEN d.endpoint_id IS NULL THEN a.webhook_secret_enc
+    ELSE (SELECT secret_enc FROM webhook_endpoints WHERE id = d.endpoint_id) END AS secret_enc,
+  CASE WHEN d.endpoint_id IS NULL THEN a.previous_webhook_secret_enc
+    ELSE (SELECT previous_secret_enc FROM webhook_endpoints WHERE id = d.endpoint_id) END
+    AS previous_secret_enc,
+  CASE WHEN d.endpoint_id IS NULL THEN a.keys_rotate_at
+    ELSE (SELECT rotates_at FROM webhook_endpoints WHERE id = d.endpoint_id) END AS rotates_at,
+  COALESCE((SELECT disabled FROM webhook_endpoints WHERE id = d.endpoint_id), false)
+    AS endpoint_disabled`;
 
 /**
- * Claims up to `limit` due deliveries for one attempt each under a lease of `leaseMs`:
- * SKIP LOCKED keeps instances apart, and a worker that dies loses its claim with the lease.
+ * Claims up to \`limit\` due deliveries for one attempt each under a lease of \`leaseMs\`,
+ * at most \`perTarget\` in flight per endpoint: SKIP LOCKED keeps instances apart, and a
+ * worker that dies loses its claim with the lease.
  */
 export async function claimDueDeliveries(
   db: Queryable,
   limit: number,
   leaseMs: number,
+  perTarget: number,
 ): Promise<ClaimedDelivery[]> {
-  return (await db.query<ClaimedDelivery>(CLAIM_SQL, [limit, leaseMs])).rows;
+  return (await db.query<ClaimedDelivery>(CLAIM_SQL, [limit, leaseMs, perTarget])).rows;
 }
 
 // One statement: the attempt row and the delivery's new state commit together.
@@ -69,7 +108,15 @@ WITH upd AS (
     delivered_at = CASE WHEN $2 = 'delivered' THEN now() END,
     updated_at = now()
   WHERE id = $1 AND status = 'pending'
-  RETURNING id)
+  RETURNING id, endpoint_id),
+-- An endpoint's failure record (auto-disable) is written only when it changes: the first
+-- failure after a success, the first success after failures.
+failing AS (
+  UPDATE webhook_endpoints ep SET
+    failing_since = CASE WHEN $2 = 'delivered' THEN NULL ELSE now() END
+  FROM upd
+  WHERE ep.id = upd.endpoint_id
+    AND (CASE WHEN $2 = 'delivered' THEN ep.failing_since IS NOT NULL ELSE ep.failing_since IS NULL END))
 INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, outcome, response_body)
 SELECT id, $6, $7, $8, $3, $4, $2, $9 FROM upd`;
 
@@ -106,6 +153,7 @@ export interface DeliveryListRow {
   event_id: string;
   event_type: string;
   app_id: string;
+  endpoint_id: string | null;
   payment_id: string | null;
   status: string;
   attempts: number;
@@ -124,7 +172,7 @@ export async function listDeliveryRows(
   limit: number,
 ): Promise<DeliveryListRow[]> {
   const res = await db.query<DeliveryListRow>(
-    `SELECT d.id, d.event_id, e.event_type, d.app_id, d.payment_id, d.status, d.attempts,
+    `SELECT d.id, d.event_id, e.event_type, d.app_id, d.endpoint_id, d.payment_id, d.status, d.attempts,
        d.last_status_code, d.last_error, d.last_response_body, d.next_attempt_at, d.created_at, d.updated_at
      FROM deliveries d JOIN outbound_events e ON e.id = d.event_id
      WHERE ($1::text IS NULL OR d.status = $1)

@@ -83,7 +83,7 @@ export async function appEventsAfter(
      JOIN outbound_events b ON b.id = p.id
      LEFT JOIN LATERAL (
        SELECT status, attempts, last_status_code FROM deliveries
-       WHERE event_id = p.id ORDER BY created_at DESC, id DESC LIMIT 1) d ON true
+       WHERE event_id = p.id AND endpoint_id IS NULL ORDER BY created_at DESC, id DESC LIMIT 1) d ON true
      ORDER BY p.txid, p.created_at, p.id`,
     values,
   );

@@ -345,6 +345,7 @@ export interface DeliveryRow {
   id: string;
   event_id: string;
   event_type: string;
+  endpoint_id: string | null;
   status: string;
   attempts: number;
   last_status_code: number | null;
@@ -355,8 +356,8 @@ export interface DeliveryRow {
 
 export async function paymentDeliveries(db: Queryable, paymentId: string): Promise<DeliveryRow[]> {
   const res = await db.query<DeliveryRow>(
-    `SELECT d.id, d.event_id, e.event_type, d.status, d.attempts, d.last_status_code,
-       d.next_attempt_at, d.delivered_at, d.created_at
+    `SELECT d.id, d.event_id, e.event_type, d.endpoint_id, d.status, d.attempts,
+       d.last_status_code, d.next_attempt_at, d.delivered_at, d.created_at
      FROM deliveries d JOIN outbound_events e ON e.id = d.event_id
      WHERE d.payment_id = $1 ORDER BY d.created_at, d.id`,
     [paymentId],

@@ -20,7 +20,7 @@ export interface DeliveryWorkerDeps {
   log: { error(obj: object, msg: string): void };
   /** Wake-ups: a NOTIFY at each commit of a delivery, and a reset when LISTEN was lost. */
   listener: Pick<Listener, 'on' | 'onReset'>;
-  config: Pick<Config, 'delivery' | 'masterKey' | 'allowPrivateWebhookTargets'>;
+  config: Pick<Config, 'delivery' | 'endpoints' | 'masterKey' | 'allowPrivateWebhookTargets'>;
   webhookNetwork: WebhookNetwork;
   /** The clock that stamps X-PAY-Timestamp. */
   now(): number;
@@ -93,7 +93,12 @@ export class DeliveryWorker {
       let claimed: ClaimedDelivery[] = [];
       if (free > 0) {
         try {
-          claimed = await claimDueDeliveries(this.gw.pool, free, this.leaseMs);
+          claimed = await claimDueDeliveries(
+            this.gw.pool,
+            free,
+            this.leaseMs,
+            this.gw.config.endpoints.concurrency,
+          );
         } catch (err) {
           if (this.running) this.gw.log.error({ err }, 'delivery claim failed');
         }
@@ -114,7 +119,10 @@ export class DeliveryWorker {
         });
         this.inFlight.add(p);
       }
-      if (claimed.length === 0 || claimed.length < free) await this.sleep(this.pollMs);
+      // A short claim does not mean nothing is due: the per-endpoint cap may have left rows of
+      // a saturated endpoint behind, and the next claim skips that endpoint. Only an empty
+      // claim sleeps (until a commit, a finished attempt or the poll).
+      if (claimed.length === 0) await this.sleep(this.pollMs);
     }
   }
 
@@ -128,34 +136,60 @@ export class DeliveryWorker {
     return s;
   }
 
+  /**
+   * Signing (docs/api.md#webhook-signing): during a rotation window X-PAY-Signature stays
+   * under the previous secret, so receivers that still hold it keep verifying, and
+   * X-PAY-Signature-Next carries the signature under the new one.
+   */
+  private signatures(d: ClaimedDelivery, ts: string): Record<string, string> {
+    const current = signWebhook(this.webhookSecret(d.secret_enc), ts, d.body);
+    const inWindow =
+      d.previous_secret_enc !== null &&
+      d.rotates_at !== null &&
+      d.rotates_at.getTime() > this.gw.now();
+    if (!inWindow) return { 'x-pay-signature': current };
+    return {
+      'x-pay-signature': signWebhook(
+        this.webhookSecret(d.previous_secret_enc as string),
+        ts,
+        d.body,
+      ),
+      'x-pay-signature-next': current,
+    };
+  }
+
+  private async send(d: ClaimedDelivery): Promise<SendResult> {
+    const none = (error: string): SendResult => ({
+      statusCode: null,
+      error,
+      durationMs: 0,
+      responseBody: null,
+    });
+    if (d.endpoint_disabled) return none('endpoint disabled');
+    if (!d.url) return none('app has no webhook_url');
+    const ts = String(Math.floor(this.gw.now() / 1000));
+    return this.sender.post(
+      d.url,
+      {
+        'content-type': 'application/json',
+        'x-pay-timestamp': ts,
+        ...this.signatures(d, ts),
+        'x-pay-event-id': d.event_id,
+        'user-agent': 'Paygate-Webhooks/1',
+      },
+      d.body,
+      this.gw.config.delivery.timeoutMs,
+      d.mode === 'live' && !this.gw.config.allowPrivateWebhookTargets,
+    );
+  }
+
   private async attempt(d: ClaimedDelivery): Promise<void> {
     const cfg = this.gw.config.delivery;
     const startedAt = new Date();
-    let result: SendResult;
-    if (!d.webhook_url) {
-      result = {
-        statusCode: null,
-        error: 'app has no webhook_url',
-        durationMs: 0,
-        responseBody: null,
-      };
-    } else {
-      const ts = String(Math.floor(this.gw.now() / 1000));
-      result = await this.sender.post(
-        d.webhook_url,
-        {
-          'content-type': 'application/json',
-          'x-pay-timestamp': ts,
-          'x-pay-signature': signWebhook(this.webhookSecret(d.webhook_secret_enc), ts, d.body),
-          'x-pay-event-id': d.event_id,
-          'user-agent': 'Paygate-Webhooks/1',
-        },
-        d.body,
-        cfg.timeoutMs,
-        d.mode === 'live' && !this.gw.config.allowPrivateWebhookTargets,
-      );
-    }
-    const v = verdict(result.statusCode, d.attempts, cfg.maxAttempts);
+    const result = await this.send(d);
+    const v = d.endpoint_disabled
+      ? 'dead'
+      : verdict(result.statusCode, d.attempts, cfg.maxAttempts);
     const delayMs = v === 'retry' ? retryDelayMs(cfg, d.attempts) : 0;
     deliveryAttempts.inc({ verdict: v });
     deliveryDuration.observe(result.durationMs / 1000);
@@ -185,6 +219,7 @@ export class DeliveryWorker {
           delivery_id: d.id,
           event_id: d.event_id,
           app_id: d.app_id,
+          endpoint_id: d.endpoint_id,
           attempts: d.attempts,
           status_code: result.statusCode,
           error: result.error,

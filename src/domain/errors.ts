@@ -24,6 +24,7 @@ const ERRORS = {
   app_not_found: { status: 404, body: 'app not found' },
   exception_not_found: { status: 404, body: 'exception not found' },
   dispute_not_found: { status: 404, body: 'dispute not found' },
+  endpoint_not_found: { status: 404, body: 'endpoint not found' },
   unknown_payment: { status: 404, body: 'unknown payment' },
   // 408..431: Node's and the router's own refusals
   request_timeout: { status: 408, body: 'request timeout' },
@@ -51,6 +52,7 @@ const ERRORS = {
     body: (status: string) => `payment must be in 'succeeded' state to refund (got ${status})`,
   },
   already_refunded: { status: 422, body: 'payment already has a refund' },
+  endpoint_disabled: { status: 422, body: 'endpoint is disabled' },
   payment_disputed: {
     status: 422,
     body: (status: string) => `payment has a dispute (status ${status})`,

@@ -12,10 +12,23 @@ export type OutboundEventType =
   | 'dispute.opened'
   | 'dispute.closed';
 
+/** The closed list of event kinds an endpoint may subscribe to (docs/api.md#event-kinds). */
+export const EVENT_TYPES: readonly OutboundEventType[] = [
+  'payment.succeeded',
+  'payment.failed',
+  'payment.canceled',
+  'subscription.canceled',
+  'subscription.revoked',
+  'refund.succeeded',
+  'refund.failed',
+  'dispute.opened',
+  'dispute.closed',
+];
+
 /**
  * Kinds stored and listed (GET /v1/events) but sent to no URL: an app's webhook_url receives
  * the specification's kinds only, so an app built to it never gets a kind it does not know.
- * They go out once endpoints subscribe to them (D17).
+ * They go to the webhook endpoints that subscribe to them (docs/api.md#webhook-endpoints).
  */
 export const UNDELIVERED_EVENT_TYPES: readonly OutboundEventType[] = [
   'dispute.opened',

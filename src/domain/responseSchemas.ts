@@ -7,6 +7,7 @@
  */
 import { MAX_SAFE_AMOUNT, type JsonSchema } from './schemas.js';
 import type { OutboundEventType } from './events.js';
+import { ENDPOINT_SCHEMAS } from './endpointResponseSchemas.js';
 import { LEDGER_TYPES, MODES, PAYMENT_STATUSES, PROVIDERS } from './types.js';
 
 const str = (description?: string, examples?: readonly unknown[]): JsonSchema => ({
@@ -200,7 +201,7 @@ const DisputeEvent = object(
     metadata: { ...metadata, description: "The payment's metadata." },
   },
   [],
-  'docs/api.md#event-bodies (stored and listed in GET /v1/events, sent to no URL yet)',
+  'docs/api.md#event-bodies (listed in GET /v1/events; sent only to the webhook endpoints subscribed to them, never to webhook_url)',
 );
 
 const OutboundEvent: JsonSchema = {
@@ -263,8 +264,13 @@ const AppWithSecrets = object(
     allowed_providers: appProps.allowed_providers,
     allowed_methods: appProps.allowed_methods,
     created_at: timestamp,
+    rotates_at: {
+      ...timestamp,
+      description:
+        'regenerate-keys with grace_hours > 0 only: until then the old api key, signing secret and webhook secret keep working (docs/api.md#regenerate-keys).',
+    },
   },
-  [],
+  ['rotates_at'],
   'The only answers that show the secrets: create and regenerate-keys.',
 );
 
@@ -413,6 +419,11 @@ const PaymentDetail = object(
         delivery_id: str(),
         event_id: str(),
         event_type: str(),
+        endpoint_id: nullable(
+          str(
+            "The webhook endpoint (ep_...); null for the app's webhook_url, its default endpoint.",
+          ),
+        ),
         status: deliveryStatus,
         attempts_count: { type: 'integer', minimum: 0 },
         last_status_code: nullable({ type: 'integer' }),
@@ -490,6 +501,7 @@ const DeliveryList = object({
       event_id: str(),
       event_type: str(),
       app_id: str(),
+      endpoint_id: nullable(str("null for the app's webhook_url.")),
       payment_id: nullable(str()),
       status: deliveryStatus,
       attempts: { type: 'integer', minimum: 0 },
@@ -609,7 +621,7 @@ const AuditList = object({
       id: { type: 'integer', minimum: 1 },
       at: timestamp,
       action: str(),
-      target_type: { type: 'string', enum: ['app', 'payment'] },
+      target_type: { type: 'string', enum: ['app', 'payment', 'endpoint'] },
       target_id: str(),
       outcome: str(),
       request_id: str(),
@@ -700,6 +712,7 @@ export const RESPONSE_SCHEMAS = {
   Stuck,
   AuditList,
   WebhookAck,
+  ...ENDPOINT_SCHEMAS,
   Health: object({ status: { const: 'ok' } }),
   Ready: object(
     {

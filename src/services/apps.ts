@@ -111,10 +111,11 @@ async function addressesOf(resolve: ResolveHost, host: string): Promise<readonly
  * does not resolve now is accepted: its DNS may not exist yet, and every delivery checks the
  * addresses it actually connects to.
  */
-async function checkWebhookTarget(
-  deps: AppServiceDeps,
+export async function checkWebhookTarget(
+  deps: Pick<AppServiceDeps, 'allowPrivateWebhookTargets' | 'resolveHost'>,
   mode: Mode,
   url: string | null,
+  refusal: string = MSG.webhook_url_public,
 ): Promise<void> {
   if (url === null || mode !== 'live' || deps.allowPrivateWebhookTargets) return;
   const host = new URL(url).hostname;
@@ -124,7 +125,7 @@ async function checkWebhookTarget(
     const addresses = await addressesOf(deps.resolveHost, host);
     if (addresses.every((a) => isPublicAddress(a))) return;
   }
-  throw bad(MSG.webhook_url_public);
+  throw bad(refusal);
 }
 
 function parseProviders(v: unknown): ProviderSlug[] {
@@ -265,23 +266,37 @@ export async function patchApp(
   return toAppView(row);
 }
 
+/**
+ * New api key and secrets (docs/api.md#regenerate-keys). With grace_hours the old ones keep
+ * working until `rotates_at`, which the answer then carries; without, they stop at once.
+ */
 export async function regenerateKeys(
   deps: AppServiceDeps,
   id: string,
+  graceHours: number,
   audit: Audit,
-): Promise<AppWithSecrets> {
+): Promise<AppWithSecrets & { rotates_at?: string }> {
   const current = await findApp(deps, id);
   if (!current) throw appNotFound();
   const keys = newKeys(deps.masterKey);
   const row = await withTransaction(deps.db, async (tx) => {
-    const replaced = await appsDb.replaceAppKeys(tx, id, keys.sealed);
+    const replaced = await appsDb.replaceAppKeys(tx, id, keys.sealed, graceHours);
     // The keys themselves are never recorded.
-    if (replaced) await audit(tx, { targetType: 'app', targetId: id, outcome: 'regenerated' });
+    if (replaced) {
+      await audit(tx, {
+        targetType: 'app',
+        targetId: id,
+        outcome: 'regenerated',
+        ...(graceHours > 0 ? { details: { grace_hours: graceHours } } : {}),
+      });
+    }
     return replaced;
   });
   if (!row) throw appNotFound();
   await deps.onAppChanged?.(id);
-  return withSecrets(row, keys.plain.signingSecret, keys.plain.webhookSecret);
+  const answer = withSecrets(row, keys.plain.signingSecret, keys.plain.webhookSecret);
+  if (graceHours === 0 || !row.keys_rotate_at) return answer;
+  return { ...answer, rotates_at: row.keys_rotate_at.toISOString() };
 }
 
 export function appSigningSecret(masterKey: Buffer, row: AppRow): string {

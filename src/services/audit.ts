@@ -17,6 +17,12 @@ export const AUDIT_ACTIONS = [
   'app.update',
   'app.regenerate_keys',
   'app.redeliver',
+  'endpoint.create',
+  'endpoint.update',
+  'endpoint.disable',
+  'endpoint.rotate_secret',
+  'endpoint.recover',
+  'endpoint.auto_disable',
   'payment.cancel',
   'payment.refund',
   'payment.retry_webhook',
@@ -30,7 +36,7 @@ export interface AuditSource {
 }
 
 export interface AuditChange {
-  targetType: 'app' | 'payment';
+  targetType: 'app' | 'payment' | 'endpoint';
   targetId: string;
   outcome: string;
   details?: Record<string, unknown>;

@@ -36,6 +36,7 @@ export interface DeliveryView {
   event_id: string;
   event_type: string;
   app_id: string;
+  endpoint_id: string | null;
   payment_id: string | null;
   status: string;
   attempts: number;
@@ -59,6 +60,7 @@ export async function listDeliveries(
     event_id: r.event_id,
     event_type: r.event_type,
     app_id: r.app_id,
+    endpoint_id: r.endpoint_id,
     payment_id: r.payment_id,
     status: r.status,
     attempts: r.attempts,

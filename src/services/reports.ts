@@ -389,6 +389,8 @@ export interface PaymentDetail {
     delivery_id: string;
     event_id: string;
     event_type: string;
+    /** The webhook endpoint, null for the app's webhook_url (docs/api.md#webhook-endpoints). */
+    endpoint_id: string | null;
     status: string;
     attempts_count: number;
     last_status_code: number | null;
@@ -454,6 +456,7 @@ export async function getPaymentDetail(db: Queryable, id: string): Promise<Payme
       delivery_id: d.id,
       event_id: d.event_id,
       event_type: d.event_type,
+      endpoint_id: d.endpoint_id,
       status: d.status,
       attempts_count: d.attempts,
       last_status_code: d.last_status_code,

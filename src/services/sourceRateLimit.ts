@@ -89,7 +89,8 @@ export class SourceRateLimiter {
       this.buckets.set(key, b);
       return b;
     }
-    b.tokens = Math.min(this.burst, b.tokens + (t - b.at) * this.perMs);
+    // A clock stepped back (NTP, or a test's clock) refills nothing rather than taking tokens.
+    b.tokens = Math.min(this.burst, b.tokens + Math.max(0, t - b.at) * this.perMs);
     b.at = t;
     // Quiet for a whole refill: a later refusal starts a new run.
     if (b.tokens >= this.burst) b.limited = false;

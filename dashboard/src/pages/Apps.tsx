@@ -1,11 +1,13 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
+import { href } from '../router';
 import {
   Badge,
   ConfirmDialog,
   CopyButton,
   Empty,
   errorText,
+  Link,
   Load,
   PageTitle,
   Time,
@@ -50,6 +52,7 @@ export function Apps() {
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
   const [regen, setRegen] = useState<App | null>(null);
+  const [graceHours, setGraceHours] = useState(0);
   const [redeliver, setRedeliver] = useState<App | null>(null);
   const [redelivered, setRedelivered] = useState<string | null>(null);
   // Secrets exist only here, in memory, until dismissed: the API never returns them again.
@@ -176,6 +179,9 @@ export function Apps() {
                         >
                           Redeliver events…
                         </button>
+                        <Link href={href(`/apps/${encodeURIComponent(a.app_id)}/endpoints`)}>
+                          Webhook endpoints
+                        </Link>
                         <button type="button" class="danger" onClick={() => setRegen(a)}>
                           Regenerate keys…
                         </button>
@@ -204,16 +210,36 @@ export function Apps() {
         onCancel={() => setRegen(null)}
         run={async () => {
           if (!regen) return;
-          const res = await api<AppSecrets>('POST', `/admin/apps/${regen.app_id}/regenerate-keys`);
-          setSecrets({ title: `New keys for "${regen.name}"`, app: { ...regen, ...res } });
+          const res = await api<AppSecrets & { rotates_at?: string }>(
+            'POST',
+            `/admin/apps/${regen.app_id}/regenerate-keys`,
+            { grace_hours: graceHours },
+          );
+          const title = res.rotates_at
+            ? `New keys for "${regen.name}" (the old ones work until ${new Date(res.rotates_at).toUTCString()})`
+            : `New keys for "${regen.name}"`;
+          setSecrets({ title, app: { ...regen, ...res } });
           setRegen(null);
           r.reload();
         }}
       >
         <p>
           <strong>{regen?.name}</strong>: the api_key, signing_secret and webhook_secret are
-          replaced and the old ones stop working at once. The app must be updated with the new ones.
+          replaced. With a grace window the old ones keep working (and deliveries carry both
+          signatures) until it ends; with 0 they stop at once. The app must be updated with the new
+          ones.
         </p>
+        <label>
+          Grace window (hours, 0 to 168)
+          <input
+            name="grace_hours"
+            type="number"
+            min={0}
+            max={168}
+            value={graceHours}
+            onInput={(e) => setGraceHours(Number(e.currentTarget.value))}
+          />
+        </label>
       </ConfirmDialog>
     </>
   );

@@ -18,59 +18,19 @@ import {
   PATCH_APP,
   REDELIVER,
   RESOLVE_EXCEPTION,
-  type BodySpec,
   type JsonSchema,
 } from '../../domain/schemas.js';
 import { isDeliveredEventType } from '../../domain/events.js';
-import {
-  EVENT_KINDS,
-  RESPONSE_SCHEMAS,
-  type ResponseSchemaName,
-} from '../../domain/responseSchemas.js';
+import { EVENT_KINDS, RESPONSE_SCHEMAS } from '../../domain/responseSchemas.js';
 import { AUDIT_ACTIONS } from '../../services/audit.js';
 import { EVENTS_PAGE_MAX_BYTES } from '../../services/events.js';
 import * as E from './errors.js';
-import type { ErrorBody, ErrorTable } from './errors.js';
+import type { ErrorBody } from './errors.js';
 import { EXAMPLES } from './examples.js';
+import { endpointOperations, REGENERATE_RULES, ROTATE } from './endpoints.js';
+import type { Operation, Param, Security } from './types.js';
 
 type Json = Record<string, unknown>;
-type Security = 'app' | 'admin' | 'none';
-
-interface Param {
-  name: string;
-  in: 'query' | 'path' | 'header';
-  schema: JsonSchema;
-  description?: string;
-  required?: boolean;
-}
-
-interface JsonAnswer {
-  schema: ResponseSchemaName;
-  description: string;
-  example?: unknown;
-}
-
-interface Operation {
-  method: 'get' | 'post' | 'patch';
-  path: string;
-  operationId: string;
-  tag: string;
-  summary: string;
-  description?: string;
-  security: Security;
-  parameters?: Param[];
-  body?: { spec: BodySpec; example: unknown; required: boolean; description?: string };
-  /** A body the gateway reads as raw bytes in a provider's own format. */
-  rawBody?: { description: string };
-  ok: Record<number, JsonAnswer | TextAnswer>;
-  errors: ErrorTable;
-}
-
-interface TextAnswer {
-  text: string;
-  description: string;
-  example: string;
-}
 
 const PAYMENT_ID_PARAM: Param = {
   name: 'payment_id',
@@ -304,9 +264,12 @@ function operations(): Operation[] {
       path: '/admin/apps/{app_id}/regenerate-keys',
       operationId: 'regenerateAppKeys',
       tag: 'Admin: apps',
-      summary: 'New key and secrets; the old ones stop working at once',
+      summary: 'New key and secrets; the old ones stop at once, or after grace_hours',
+      description:
+        'With grace_hours > 0 the old api key (with its signing secret) keeps authenticating on /v1 and deliveries to webhook_url carry X-PAY-Signature under the old webhook secret and X-PAY-Signature-Next under the new one, until rotates_at (docs/api.md#regenerate-keys).',
       security: 'admin',
       parameters: [APP_ID_PARAM],
+      body: { spec: ROTATE, example: { grace_hours: 24 }, required: false },
       ok: {
         200: {
           schema: 'AppWithSecrets',
@@ -314,8 +277,9 @@ function operations(): Operation[] {
           example: EXAMPLES.appWithSecrets,
         },
       },
-      errors: E.merge(E.APP_NOT_FOUND, E.WITH_BODY, E.LONG_PARAM),
+      errors: E.merge(REGENERATE_RULES, E.APP_NOT_FOUND, E.WITH_BODY, E.LONG_PARAM),
     },
+    ...endpointOperations(),
     {
       method: 'post',
       path: '/admin/apps/{app_id}/redeliver',
@@ -990,15 +954,26 @@ function webhooks(): Json {
       schema: { type: 'string', pattern: '^evt_[0-9a-f]{24}$' },
       description: 'The same for every attempt of one event: dedupe on it.',
     },
+    {
+      name: 'X-PAY-Signature-Next',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+      description:
+        'Only during a secret rotation window (grace_hours): the same signature under the new secret, while X-PAY-Signature stays under the old one. Accept either.',
+    },
   ];
   for (const [schema, kinds] of Object.entries(EVENT_KINDS)) {
-    // Kinds stored and listed but sent to no URL (dispute.*) are not webhooks (yet).
-    for (const kind of kinds.filter(isDeliveredEventType)) {
+    for (const kind of kinds) {
+      // dispute.* go only to the webhook endpoints subscribed to them, never to webhook_url.
+      const where = isDeliveredEventType(kind)
+        ? "the app's webhook_url and the endpoints subscribed to it"
+        : 'the webhook endpoints subscribed to it (never to webhook_url)';
       out[kind] = {
         post: {
           operationId: `webhook_${kind.replace('.', '_')}`,
           tags: ['Outbound webhooks'],
-          summary: `${kind}, posted to the app's webhook_url`,
+          summary: `${kind}, posted to ${where}`,
           description:
             'Delivered at least once, in no guaranteed order (docs/api.md#delivery-and-retries).',
           parameters: headers,
@@ -1052,6 +1027,7 @@ export function buildOpenApiDocument(): Json {
       'Events',
       'Provider webhooks',
       'Admin: apps',
+      'Admin: webhook endpoints',
       'Admin: payments',
       'Admin: reports',
       'Admin: deliveries',

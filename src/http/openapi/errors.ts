@@ -107,6 +107,8 @@ export const APP_AUTH: ErrorTable = fixed(
 
 export const ADMIN_AUTH: ErrorTable = fixed('unauthorized', 'too_many_failed_authentications');
 
+export const invalidBodies = (...bodies: ErrorBody[]): ErrorTable => invalid(...bodies);
+
 const invalid = (...bodies: ErrorBody[]): ErrorTable => ({
   [errorReply('invalid', '').status]: bodies,
 });

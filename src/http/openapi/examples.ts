@@ -299,6 +299,7 @@ export const EXAMPLES = {
         delivery_id: 'dlv_1a7c63dbe650b204c67e4daf',
         event_id: 'evt_1a7c63dbe650b204c67e4daf',
         event_type: 'payment.succeeded',
+        endpoint_id: null,
         status: 'delivered',
         attempts_count: 1,
         last_status_code: 200,
@@ -364,6 +365,7 @@ export const EXAMPLES = {
         event_id: 'evt_1a7c63dbe650b204c67e4daf',
         event_type: 'payment.succeeded',
         app_id: APP.app_id,
+        endpoint_id: null,
         payment_id: PAYMENT_ID,
         status: 'dead',
         attempts: 16,
@@ -473,6 +475,21 @@ export const EXAMPLES = {
   event(kind: OutboundEventType) {
     if (kind.startsWith('payment.')) return paymentEvent(kind);
     if (kind.startsWith('refund.')) return refundEvent(kind);
+    if (kind.startsWith('dispute.')) {
+      return {
+        event: kind,
+        dispute_id: DISPUTE.dispute_id,
+        payment_id: PAYMENT_ID,
+        status: kind === 'dispute.opened' ? 'open' : 'lost',
+        amount: DISPUTE.amount_minor,
+        currency: DISPUTE.currency,
+        provider: DISPUTE.provider,
+        provider_ref: DISPUTE.provider_ref,
+        reason: DISPUTE.reason,
+        timestamp: LATER,
+        metadata: { order: 'A-17' },
+      };
+    }
     return subscriptionEvent(kind);
   },
 };

@@ -21,6 +21,8 @@ import { header, jsonBody, markDurable, rawBody, sendJson } from '../reply.js';
 import { listExceptions, resolveException } from '../../services/exceptions.js';
 import { registerOpsRoutes, requestAudit } from './adminOps.js';
 import { registerReportRoutes } from './adminReports.js';
+import { registerEndpointRoutes } from './adminEndpoints.js';
+import { parseGraceHours } from '../../services/endpoints.js';
 
 /**
  * docs/api.md#admin-token: the bearer token, throttled per source address (trustProxy decides
@@ -81,7 +83,12 @@ export function adminRoutes(gw: Gateway) {
       sendJson(
         reply,
         200,
-        await regenerateKeys(apps, req.params.id, requestAudit(req, 'app.regenerate_keys')),
+        await regenerateKeys(
+          apps,
+          req.params.id,
+          parseGraceHours(jsonBody(req)),
+          requestAudit(req, 'app.regenerate_keys'),
+        ),
       ),
     );
 
@@ -139,5 +146,6 @@ export function adminRoutes(gw: Gateway) {
     );
     registerReportRoutes(app, gw);
     registerOpsRoutes(app, gw);
+    registerEndpointRoutes(app, gw);
   };
 }
