@@ -4,7 +4,6 @@
  * same way, for the stuck list.
  */
 import { findPayment, type PaymentRow } from '../db/payments.js';
-import { ApiError } from '../domain/errors.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import {
@@ -119,26 +118,4 @@ export async function applyMovements(
 export function describeError(err: unknown): string {
   if (err instanceof ProviderError) return `${err.kind}: ${err.providerText}`;
   return 'error: provider unreachable';
-}
-
-/** The refund reconciler asks by sending the refund again under the same refund id. */
-export function refundQuestion(refund: { id: string; provider: string }): string {
-  return `refund ${refund.id} resent to ${refund.provider}`;
-}
-
-/** What the resend answered: the refund's stored status, or the error body. */
-export function refundLearned(answer: unknown): string {
-  if (answer instanceof ApiError) return answer.body;
-  if (typeof answer === 'object' && answer !== null && 'body' in answer) {
-    const body = (answer as { body: unknown }).body;
-    if (typeof body === 'string') {
-      try {
-        const status = (JSON.parse(body) as { status?: unknown }).status;
-        if (typeof status === 'string') return status;
-      } catch {
-        // not JSON: fall through
-      }
-    }
-  }
-  return 'error: no answer';
 }

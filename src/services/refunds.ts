@@ -18,7 +18,7 @@ import type { ProviderRegistry } from '../providers/registry.js';
 import { BadReference, ProviderError, type InboundAction } from '../providers/types.js';
 import type { Audit, AuditChange } from './audit.js';
 import { recordException } from './exceptions.js';
-import { refundLearned, refundQuestion } from './providerStatus.js';
+import { refundLearned, refundQuestion } from './refundCheck.js';
 import { idempotencyScope, runIdempotent, type Claim, type StoredResponse } from './idempotency.js';
 import {
   ALREADY_FINALIZED,
