@@ -9,6 +9,8 @@ import { TRANSMISSION_MEMORY_DAYS } from './services/inbound.js';
 import { DeliveryWorker } from './delivery/worker.js';
 import { serviceDeps, type Gateway } from './gateway.js';
 import { reconcileDue } from './services/reconciler.js';
+import { reconciliationDeps } from './services/reconciliationDeps.js';
+import { dailyReconciliation } from './services/reconciliationDaily.js';
 import { retryUnansweredRefunds } from './services/refunds.js';
 
 export interface Workers {
@@ -17,6 +19,7 @@ export interface Workers {
 
 const PURGE_EVERY_MS = 10 * 60_000;
 const RECONCILE_EVERY_MS = 10_000;
+const DAILY_RECONCILIATION_EVERY_MS = 5 * 60_000;
 
 /**
  * The retention job (docs/operations.md#retention): every purge runs in batches until it
@@ -66,6 +69,11 @@ export async function startWorkers(gw: Gateway): Promise<Workers> {
   every(PURGE_EVERY_MS, 'retention', () => purgeHistory(gw));
   every(RECONCILE_EVERY_MS, 'reconciler', () => reconcileDue(gw));
   every(RECONCILE_EVERY_MS, 'refund retry', () => retryUnansweredRefunds(serviceDeps(gw)));
+  if (gw.config.reconciliation.daily) {
+    every(DAILY_RECONCILIATION_EVERY_MS, 'daily reconciliation', () =>
+      dailyReconciliation(reconciliationDeps(gw), gw.config.reconciliation.dailyHourUtc),
+    );
+  }
   const delivery = new DeliveryWorker(gw);
   delivery.start();
   return {

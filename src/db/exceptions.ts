@@ -2,12 +2,17 @@ import { newId } from '../domain/ids.js';
 import type { Queryable } from './pool.js';
 
 export type ExceptionKind =
-  'paid_after_cancel' | 'paid_after_failure' | 'unrequested_refund' | 'amount_mismatch';
+  | 'paid_after_cancel'
+  | 'paid_after_failure'
+  | 'unrequested_refund'
+  | 'amount_mismatch'
+  | 'reconciliation';
 
 export interface ExceptionRow {
   id: string;
-  payment_id: string;
-  app_id: string;
+  /** Null only for a reconciliation item that names no payment of the gateway. */
+  payment_id: string | null;
+  app_id: string | null;
   kind: ExceptionKind;
   provider: string;
   provider_ref: string;

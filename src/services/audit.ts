@@ -21,6 +21,7 @@ export const AUDIT_ACTIONS = [
   'payment.refund',
   'payment.retry_webhook',
   'payment.sync',
+  'reconciliation.import',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -30,7 +31,7 @@ export interface AuditSource {
 }
 
 export interface AuditChange {
-  targetType: 'app' | 'payment';
+  targetType: 'app' | 'payment' | 'reconciliation_import';
   targetId: string;
   outcome: string;
   details?: Record<string, unknown>;

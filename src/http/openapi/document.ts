@@ -32,11 +32,12 @@ import { EVENTS_PAGE_MAX_BYTES } from '../../services/events.js';
 import * as E from './errors.js';
 import type { ErrorBody, ErrorTable } from './errors.js';
 import { EXAMPLES } from './examples.js';
+import { reconciliationOperations } from './reconciliation.js';
 
 type Json = Record<string, unknown>;
 type Security = 'app' | 'admin' | 'none';
 
-interface Param {
+export interface Param {
   name: string;
   in: 'query' | 'path' | 'header';
   schema: JsonSchema;
@@ -50,7 +51,7 @@ interface JsonAnswer {
   example?: unknown;
 }
 
-interface Operation {
+export interface Operation {
   method: 'get' | 'post' | 'patch';
   path: string;
   operationId: string;
@@ -61,12 +62,12 @@ interface Operation {
   parameters?: Param[];
   body?: { spec: BodySpec; example: unknown; required: boolean; description?: string };
   /** A body the gateway reads as raw bytes in a provider's own format. */
-  rawBody?: { description: string };
+  rawBody?: { description: string; contentType?: string };
   ok: Record<number, JsonAnswer | TextAnswer>;
   errors: ErrorTable;
 }
 
-interface TextAnswer {
+export interface TextAnswer {
   text: string;
   description: string;
   example: string;
@@ -693,6 +694,7 @@ function operations(): Operation[] {
       },
       errors: E.merge(E.LIST_LIMIT, E.SINCE_UNTIL, E.LEDGER_LIST),
     },
+    ...reconciliationOperations(),
     {
       method: 'get',
       path: '/admin/payouts',
@@ -957,7 +959,11 @@ function renderOperation(op: Operation): Json {
     out.requestBody = {
       required: true,
       description: op.rawBody.description,
-      content: { 'application/json': { schema: { type: 'object' } } },
+      content: {
+        [op.rawBody.contentType ?? 'application/json']: {
+          schema: { type: op.rawBody.contentType ? 'string' : 'object' },
+        },
+      },
     };
   }
   out.responses = responses;
@@ -1054,6 +1060,7 @@ export function buildOpenApiDocument(): Json {
       'Admin: apps',
       'Admin: payments',
       'Admin: reports',
+      'Admin: reconciliation',
       'Admin: deliveries',
       'Admin: operations',
       'Health',

@@ -20,6 +20,7 @@ import { adminAuthRateLimited, registry } from '../../metrics.js';
 import { header, jsonBody, markDurable, rawBody, sendJson } from '../reply.js';
 import { listExceptions, resolveException } from '../../services/exceptions.js';
 import { registerOpsRoutes, requestAudit } from './adminOps.js';
+import { registerReconciliationRoutes } from './adminReconciliation.js';
 import { registerReportRoutes } from './adminReports.js';
 
 /**
@@ -139,5 +140,6 @@ export function adminRoutes(gw: Gateway) {
     );
     registerReportRoutes(app, gw);
     registerOpsRoutes(app, gw);
+    registerReconciliationRoutes(app, gw);
   };
 }
