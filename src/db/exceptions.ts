@@ -52,7 +52,7 @@ export async function insertException(
        INSERT INTO payment_exceptions (id, payment_id, app_id, kind, provider, provider_ref,
          amount_minor, currency, resolution)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'manual')
-       ON CONFLICT (payment_id, kind, provider_ref) DO NOTHING
+       ON CONFLICT (payment_id, kind, provider_ref) WHERE kind <> 'reconciliation' DO NOTHING
        RETURNING ${COLUMNS}),
      late AS (
        INSERT INTO ledger_entries (id, type, payment_id, exception_id, app_id, provider, mode,

@@ -15,6 +15,12 @@ ALTER TABLE payment_exceptions ADD CONSTRAINT payment_exceptions_kind_check
 ALTER TABLE payment_exceptions ADD CONSTRAINT payment_exceptions_reconciliation_shape
   CHECK ((kind = 'reconciliation') = (reconciliation_key IS NOT NULL)
      AND (kind = 'reconciliation' OR (payment_id IS NOT NULL AND app_id IS NOT NULL)));
+-- The payment's money is recorded once per (payment, kind, provider reference) as before;
+-- reconciliation items are one per item key instead (two items of a day may name the same
+-- payment and reference: its charge and its refund at card_psp).
+ALTER TABLE payment_exceptions DROP CONSTRAINT payment_exceptions_payment_id_kind_provider_ref_key;
+CREATE UNIQUE INDEX payment_exceptions_money_once
+  ON payment_exceptions (payment_id, kind, provider_ref) WHERE kind <> 'reconciliation';
 CREATE UNIQUE INDEX payment_exceptions_reconciliation_key
   ON payment_exceptions (reconciliation_key) WHERE reconciliation_key IS NOT NULL;
 -- Open items of one day (keys start with provider|mode|day|), found again or cleared by each

@@ -7,6 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { TransactionSearchController } from '@paypal/paypal-server-sdk';
+import { simulatorEndpoint } from '../../src/providers/testMode.js';
+import { paypalClient } from '../helpers/paypalSdk.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { assertError, assertStatus, count, HEX32 } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -207,6 +210,31 @@ test('a charge the gateway missed (lost notification) is an item until the late 
   assert.equal(ex?.note, `matched by reconciliation run ${cleared.run_id}`);
   // The drift items are still there.
   assert.equal(cleared.items.filter((i) => i.payment_id === driftId).length, 2);
+});
+
+test("PayPal's own SDK reads the simulator's transaction search", async () => {
+  const creds = simulatorEndpoint('wallet_psp', gw.config.masterKey, '').credentials;
+  const client = paypalClient(`${gw.url}/sim/wallet_psp`, {
+    clientId: creds.clientId ?? '',
+    clientSecret: creds.clientSecret ?? '',
+  });
+  const day = today();
+  const { result } = await new TransactionSearchController(client).searchTransactions({
+    startDate: `${day}T00:00:00Z`,
+    endDate: `${day}T23:59:59Z`,
+    fields: 'transaction_info',
+    pageSize: 500,
+  });
+  const infos = (result.transactionDetails ?? []).map((d) => d.transactionInfo);
+  const codes = infos.map((i) => i?.transactionEventCode).sort();
+  // Four captures (one of them the drift's unknown charge) and one refund (the drift's is left out).
+  assert.deepEqual(codes, ['T0006', 'T0006', 'T0006', 'T0006', 'T1107']);
+  const charge = infos.find((i) => i?.transactionAmount?.value === '100.00');
+  assert.equal(charge?.feeAmount?.value, '-3.98');
+  assert.equal(charge?.transactionStatus, 'S');
+  const refund = infos.find((i) => i?.transactionEventCode === 'T1107');
+  assert.equal(refund?.transactionAmount?.value, '-10.00');
+  assert.match(refund?.customField ?? '', HEX32);
 });
 
 test('the day and the ledger export as CSV', async () => {
