@@ -49,7 +49,7 @@ async function upload(body: Buffer | string, date = today(), extra = '') {
     {
       method: 'POST',
       headers: { authorization: `Bearer ${gw.config.adminToken}`, 'content-type': 'text/csv' },
-      body,
+      body: typeof body === 'string' ? body : new Uint8Array(body),
     },
   );
   const text = await res.text();
