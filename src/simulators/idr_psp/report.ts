@@ -60,7 +60,7 @@ export function reportLines(txs: SimTransaction[], from: number, until: number):
         text: row(tx.order_id, tx.transaction_id, gross, tx.transaction_status),
       });
       if (drift) {
-        const ref = driftRef(tx.transaction_id, 8).toLowerCase();
+        const ref = driftRef(tx.transaction_id, 8, '0123456789abcdef');
         out.push({
           at: tx.settlement_time_ms,
           text: row(
