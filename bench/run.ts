@@ -10,6 +10,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchDatabase, machine } from './lib/env.js';
 import { benchAdmin } from './admin.js';
+import { benchReconciliation } from './reconciliation.js';
 import { benchCreatePayments } from './scenarios/create.js';
 import { benchSignedGet } from './scenarios/get.js';
 import { benchWebhookToDelivery } from './scenarios/webhook.js';
@@ -30,6 +31,7 @@ const SCENARIOS: Record<string, Scenario> = {
   create: benchCreatePayments,
   webhook: benchWebhookToDelivery,
   admin: benchAdmin,
+  reconciliation: benchReconciliation,
 };
 
 async function main() {
