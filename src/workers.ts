@@ -7,9 +7,8 @@ import {
 } from './db/retention.js';
 import { TRANSMISSION_MEMORY_DAYS } from './services/inbound.js';
 import { DeliveryWorker } from './delivery/worker.js';
-import { serviceDeps, type Gateway } from './gateway.js';
+import { reconciliationDeps, serviceDeps, type Gateway } from './gateway.js';
 import { reconcileDue } from './services/reconciler.js';
-import { reconciliationDeps } from './services/reconciliationDeps.js';
 import { dailyReconciliation } from './services/reconciliationDaily.js';
 import { retryUnansweredRefunds } from './services/refunds.js';
 

@@ -91,9 +91,10 @@ export async function resolvePayments(
        AND (id = ANY($3::text[]) OR provider_ref = ANY($4::text[]))`,
     [provider, mode, ids, refs],
   );
+  const byRef = refs.length > 0;
   for (const r of res.rows) {
     out.set(`id:${r.id}`, r.id);
-    if (r.provider_ref !== null) out.set(`ref:${r.provider_ref}`, r.id);
+    if (byRef && r.provider_ref !== null) out.set(`ref:${r.provider_ref}`, r.id);
   }
   return out;
 }
@@ -231,6 +232,13 @@ export async function insertRun(
     newExceptions: created.rows.map((r) => r.id),
     cleared: cleared.rowCount ?? 0,
   };
+}
+
+/** Runs of one (provider, mode, day) take turns: held until the caller's transaction ends. */
+export async function lockDay(tx: Queryable, provider: string, mode: Mode, day: string) {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+    `reconciliation|${provider}|${mode}|${day}`,
+  ]);
 }
 
 export async function latestRun(

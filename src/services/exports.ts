@@ -5,7 +5,7 @@
  * would run as a formula (= + - @ at its start) is written with a leading apostrophe.
  */
 import { Readable } from 'node:stream';
-import { cursorRows } from '../db/cursor.js';
+import { ledgerExportRows, reconciliationExportRows } from '../db/exports.js';
 import type { Pool } from '../db/pool.js';
 import { parseTimestamp, resolveMode } from '../domain/adminQuery.js';
 import { apiError } from '../domain/errors.js';
@@ -54,22 +54,6 @@ export const LEDGER_CSV_COLUMNS = [
   'fee_minor',
 ];
 
-interface LedgerCsvRow {
-  occurred_at: string;
-  id: string;
-  type: string;
-  payment_id: string;
-  refund_id: string | null;
-  dispute_id: string | null;
-  exception_id: string | null;
-  app_id: string;
-  provider: string;
-  mode: string;
-  currency: string;
-  amount_minor: string;
-  fee_minor: string | null;
-}
-
 /** GET /admin/ledger/export.csv: entries in [since, until), oldest first. */
 export function ledgerCsv(
   pool: Pool,
@@ -85,17 +69,7 @@ export function ledgerCsv(
     throw apiError('invalid', 'provider must be one of idr_psp, card_psp, wallet_psp');
   }
   const mode = resolveMode(q.mode);
-  const rows = cursorRows<LedgerCsvRow>(
-    pool,
-    `SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS occurred_at,
-       id, type, payment_id, refund_id, dispute_id, exception_id, app_id, provider, mode,
-       currency, amount_minor::text AS amount_minor, fee_minor::text AS fee_minor
-     FROM ledger_entries
-     WHERE occurred_at >= $1 AND occurred_at < $2
-       AND ($3::text IS NULL OR provider = $3) AND ($4::text = '' OR mode = $4)
-     ORDER BY occurred_at, id`,
-    [since, until, provider, mode],
-  );
+  const rows = ledgerExportRows(pool, since, until, provider, mode);
   async function* cells() {
     for await (const batch of rows) {
       yield batch.map((r): Cell[] => [
@@ -145,18 +119,7 @@ export function reconciliationCsv(
   nowMs: number,
 ): { filename: string; body: Readable } {
   const t = parseTarget(q, nowMs);
-  const rows = cursorRows<Record<string, string | null>>(
-    pool,
-    `SELECT i.kind, i.movement, i.provider_ref, i.payment_id, i.currency,
-       i.gateway_amount_minor::text AS gateway, i.provider_amount_minor::text AS provider,
-       i.provider_status, i.exception_id
-     FROM reconciliation_items i
-     WHERE i.run_id = (SELECT id FROM reconciliation_runs
-                       WHERE provider = $1 AND mode = $2 AND day = $3
-                       ORDER BY finished_at DESC, id DESC LIMIT 1)
-     ORDER BY i.position`,
-    [t.provider, t.mode, t.date],
-  );
+  const rows = reconciliationExportRows(pool, t.provider, t.mode, t.date);
   async function* cells() {
     for await (const batch of rows) {
       yield batch.map((r): Cell[] => [

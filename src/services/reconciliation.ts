@@ -193,9 +193,7 @@ export async function runReconciliation(
   const sum = (f: (x: (typeof totals)[number]) => bigint) => totals.reduce((a, x) => a + f(x), 0n);
   const stored = await withTransaction(deps.pool, async (tx) => {
     // Runs of one day take turns, so two never record the same item twice.
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
-      `reconciliation|${t.provider}|${t.mode}|${t.date}`,
-    ]);
+    await db.lockDay(tx, t.provider, t.mode, t.date);
     return db.insertRun(
       tx,
       {

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { reconciliationDeps } from '../../src/services/reconciliationDeps.js';
+import { reconciliationDeps } from '../../src/gateway.js';
 import { dailyReconciliation } from '../../src/services/reconciliationDaily.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { count, sql } from '../helpers/core.js';

@@ -18,60 +18,19 @@ import {
   PATCH_APP,
   REDELIVER,
   RESOLVE_EXCEPTION,
-  type BodySpec,
   type JsonSchema,
 } from '../../domain/schemas.js';
 import { isDeliveredEventType } from '../../domain/events.js';
-import {
-  EVENT_KINDS,
-  RESPONSE_SCHEMAS,
-  type ResponseSchemaName,
-} from '../../domain/responseSchemas.js';
+import { EVENT_KINDS, RESPONSE_SCHEMAS } from '../../domain/responseSchemas.js';
 import { AUDIT_ACTIONS } from '../../services/audit.js';
 import { EVENTS_PAGE_MAX_BYTES } from '../../services/events.js';
 import * as E from './errors.js';
-import type { ErrorBody, ErrorTable } from './errors.js';
+import type { ErrorBody } from './errors.js';
 import { EXAMPLES } from './examples.js';
+import type { Operation, Param, Security } from './operation.js';
 import { reconciliationOperations } from './reconciliation.js';
 
 type Json = Record<string, unknown>;
-type Security = 'app' | 'admin' | 'none';
-
-export interface Param {
-  name: string;
-  in: 'query' | 'path' | 'header';
-  schema: JsonSchema;
-  description?: string;
-  required?: boolean;
-}
-
-interface JsonAnswer {
-  schema: ResponseSchemaName;
-  description: string;
-  example?: unknown;
-}
-
-export interface Operation {
-  method: 'get' | 'post' | 'patch';
-  path: string;
-  operationId: string;
-  tag: string;
-  summary: string;
-  description?: string;
-  security: Security;
-  parameters?: Param[];
-  body?: { spec: BodySpec; example: unknown; required: boolean; description?: string };
-  /** A body the gateway reads as raw bytes in a provider's own format. */
-  rawBody?: { description: string; contentType?: string };
-  ok: Record<number, JsonAnswer | TextAnswer>;
-  errors: ErrorTable;
-}
-
-export interface TextAnswer {
-  text: string;
-  description: string;
-  example: string;
-}
 
 const PAYMENT_ID_PARAM: Param = {
   name: 'payment_id',

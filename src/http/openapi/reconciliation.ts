@@ -1,7 +1,7 @@
 /** Operations of reconciliation and the CSV exports (docs/api.md#reconciliation), for document.ts. */
 import { PROVIDERS } from '../../domain/types.js';
 import { PARAMS } from '../../domain/schemas.js';
-import type { Operation, Param } from './document.js';
+import type { Operation, Param } from './operation.js';
 import * as E from './errors.js';
 
 const q = (

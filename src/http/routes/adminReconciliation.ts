@@ -6,14 +6,13 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
 import { apiError } from '../../domain/errors.js';
 import { exactJson } from '../../domain/exactJson.js';
-import type { Gateway } from '../../gateway.js';
+import { reconciliationDeps, type Gateway } from '../../gateway.js';
 import { ledgerCsv, reconciliationCsv } from '../../services/exports.js';
 import {
   getReconciliation,
   parseTarget,
   runReconciliation,
 } from '../../services/reconciliation.js';
-import { reconciliationDeps } from '../../services/reconciliationDeps.js';
 import { listSettlementFiles, uploadSettlementFile } from '../../services/reconciliationImports.js';
 import { jsonBody, rawBody, sendJson } from '../reply.js';
 import { requestAudit } from './adminOps.js';
