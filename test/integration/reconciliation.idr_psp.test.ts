@@ -255,3 +255,31 @@ test('reconciliation_drift and a lost notification on idr_psp', async () => {
   );
   assert.equal(ex?.resolution, 'resolved');
 });
+
+test('a payment the file reports pending is a status_mismatch until a later file settles it', async () => {
+  const p = await paidPayment(gw, shop, 'idr', 15_000);
+  const file = await simFile();
+  const row = file.split('\r\n').find((l) => l.startsWith(`${p.id},`)) as string;
+  const cells = row.split(',');
+  // The provider's export taken while the payment was still settling at the acquirer.
+  const pending = [...cells.slice(0, 5), 'pending', cells[6], '', ...cells.slice(8)].join(',');
+  assertStatus(await upload(file.replace(row, pending)), 201);
+  const r = await reconcile(gw, 'idr_psp');
+  const item = r.items.find((i) => i.payment_id === p.id);
+  assert.deepEqual(item && [item.kind, item.provider_status, item.gateway_amount_minor], [
+    'status_mismatch',
+    'pending',
+    15_000,
+  ]);
+  // The next export (its own bytes) shows it settled: the day's last file is read, the item clears.
+  assertStatus(await upload(file.replace(/\r\n/g, '\n')), 201);
+  const after = await reconcile(gw, 'idr_psp');
+  assert.equal(
+    after.items.find((i) => i.payment_id === p.id),
+    undefined,
+  );
+  const ex = (await exceptionsOfKind(gw, 'reconciliation')).find(
+    (e) => e.id === item?.exception_id,
+  );
+  assert.equal(ex?.resolution, 'resolved');
+});
