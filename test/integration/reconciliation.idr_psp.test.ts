@@ -283,3 +283,40 @@ test('a payment the file reports pending is a status_mismatch until a later file
   );
   assert.equal(ex?.resolution, 'resolved');
 });
+
+test('a file over RECONCILIATION_IMPORT_MAX_BYTES is 413 and stores nothing', async () => {
+  const small = await startTestGateway({ RECONCILIATION_IMPORT_MAX_BYTES: '1024' });
+  try {
+    const res = await fetch(
+      `${small.url}/admin/reconciliation/imports?provider=idr_psp&mode=test&date=2021-06-23`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${small.config.adminToken}`, 'content-type': 'text/csv' },
+        body: `${HEADER}\r\n${'x'.repeat(2000)}`,
+      },
+    );
+    assertError(
+      {
+        status: res.status,
+        text: await res.text(),
+        headers: res.headers,
+        json: () => null as never,
+      },
+      413,
+      'body too large',
+    );
+    assert.equal(await count(small.databaseUrl, 'reconciliation_imports'), 0);
+    // The documented sample fits and is stored.
+    const ok = await fetch(
+      `${small.url}/admin/reconciliation/imports?provider=idr_psp&mode=test&date=2021-06-23`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${small.config.adminToken}` },
+        body: new Uint8Array(SAMPLE),
+      },
+    );
+    assert.equal(ok.status, 201, await ok.text());
+  } finally {
+    await small.stop();
+  }
+});
