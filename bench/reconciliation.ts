@@ -15,6 +15,7 @@
  *
  *   npm run bench -- reconciliation       (writes into the run's JSON)
  *   tsx bench/reconciliation.ts           (alone; bench/results/reconciliation-<time>.json)
+ *   EXPORT_PAYMENTS=0 tsx bench/reconciliation.ts   (the day only)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
@@ -280,6 +281,7 @@ export async function benchReconciliation(db: { url: string }): Promise<Record<s
   console.log(`[recon] a day of ${payments} payments`);
   const day = await benchRun(db.url, payments);
   console.log(JSON.stringify(day, null, 2));
+  if (exportPayments === 0) return { reconcile_day: day };
   console.log(`[export] a month of ${exportPayments} payments`);
   const exported = await benchExport(
     await siblingDatabase(db.url, 'paygate_bench_export'),

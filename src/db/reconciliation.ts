@@ -19,9 +19,8 @@ interface GatewayRowDb {
   occurred_at: Date;
 }
 
-export interface GatewayMovement extends Omit<GatewayRow, 'inDay'> {
+export interface GatewayMovement extends GatewayRow {
   ledgerId: string;
-  occurredAt: Date;
 }
 
 const SELECT_GATEWAY = `SELECT l.id, ${LEDGER_MOVEMENT} AS movement, l.payment_id,
@@ -30,7 +29,7 @@ const SELECT_GATEWAY = `SELECT l.id, ${LEDGER_MOVEMENT} AS movement, l.payment_i
   FROM ledger_entries l JOIN payments p ON p.id = l.payment_id
   LEFT JOIN refunds r ON r.id = l.refund_id`;
 
-function toGateway(r: GatewayRowDb): GatewayMovement {
+function toGateway(r: GatewayRowDb, inDay: (d: Date) => boolean): GatewayMovement {
   return {
     ledgerId: r.id,
     type: r.movement,
@@ -39,7 +38,7 @@ function toGateway(r: GatewayRowDb): GatewayMovement {
     refundRef: r.refund_ref,
     currency: r.currency,
     amountMinor: Number(r.amount_minor),
-    occurredAt: r.occurred_at,
+    inDay: inDay(r.occurred_at),
   };
 }
 
@@ -50,6 +49,7 @@ export async function gatewayMovements(
   mode: Mode,
   since: Date,
   until: Date,
+  inDay: (d: Date) => boolean,
 ): Promise<GatewayMovement[]> {
   const res = await db.query<GatewayRowDb>(
     `${SELECT_GATEWAY}
@@ -57,20 +57,21 @@ export async function gatewayMovements(
        AND ${COMPARED_TYPES}`,
     [provider, mode, since, until],
   );
-  return res.rows.map(toGateway);
+  return res.rows.map((r) => toGateway(r, inDay));
 }
 
 /** The same for given payments, whenever booked (a movement the gateway learned of late). */
 export async function gatewayMovementsOfPayments(
   db: Queryable,
   paymentIds: string[],
+  inDay: (d: Date) => boolean,
 ): Promise<GatewayMovement[]> {
   if (paymentIds.length === 0) return [];
   const res = await db.query<GatewayRowDb>(
     `${SELECT_GATEWAY} WHERE l.payment_id = ANY($1::text[]) AND ${COMPARED_TYPES}`,
     [paymentIds],
   );
-  return res.rows.map(toGateway);
+  return res.rows.map((r) => toGateway(r, inDay));
 }
 
 /**

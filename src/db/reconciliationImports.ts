@@ -117,34 +117,32 @@ export async function latestImports(
   return res.rows;
 }
 
-export async function importMovements(db: Queryable, importIds: string[]): Promise<FileMovement[]> {
-  const res = await db.query<{
-    line: number;
-    type: MovementType;
-    provider_ref: string;
-    payment_ref: string;
-    status: ProviderMovementStatus;
-    currency: string;
-    amount_minor: string;
-    fee_minor: string | null;
-    occurred_at: Date;
-  }>(
-    `SELECT line, type, provider_ref, payment_ref, status, currency, amount_minor::text,
-       fee_minor::text, occurred_at
-     FROM reconciliation_import_rows WHERE import_id = ANY($1::text[]) ORDER BY import_id, line`,
+/** A file's movement as reconciliation reads it: the payment named by our id. */
+export interface StoredMovement {
+  type: MovementType;
+  providerRef: string;
+  paymentId: string;
+  status: ProviderMovementStatus;
+  currency: string;
+  amountMinor: number;
+  feeMinor: number | null;
+  occurredAt: Date;
+}
+
+/** The rows of the given uploads, each movement once (listed in two files: one of them). */
+export async function importMovements(
+  db: Queryable,
+  importIds: string[],
+): Promise<StoredMovement[]> {
+  const res = await db.query<StoredMovement>(
+    `SELECT DISTINCT ON (type, provider_ref) type, provider_ref AS "providerRef",
+       payment_ref AS "paymentId", status, currency, amount_minor::float8 AS "amountMinor",
+       fee_minor::float8 AS "feeMinor", occurred_at AS "occurredAt"
+     FROM reconciliation_import_rows WHERE import_id = ANY($1::text[])
+     ORDER BY type, provider_ref, import_id, line`,
     [importIds],
   );
-  return res.rows.map((r) => ({
-    line: r.line,
-    type: r.type,
-    providerRef: r.provider_ref,
-    paymentRef: r.payment_ref,
-    status: r.status,
-    currency: r.currency,
-    amountMinor: Number(r.amount_minor),
-    feeMinor: r.fee_minor === null ? null : Number(r.fee_minor),
-    occurredAt: r.occurred_at,
-  }));
+  return res.rows;
 }
 
 /** Newest first, optionally one provider's; at most limit. */

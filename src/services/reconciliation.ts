@@ -12,7 +12,6 @@ import { apiError, notConfigured } from '../domain/errors.js';
 import {
   itemKey,
   matchMovements,
-  type GatewayRow,
   type MatchResult,
   type ProviderRow,
 } from '../domain/reconciliation.js';
@@ -102,28 +101,14 @@ async function fromFiles(
   const imports = await latestImports(deps.pool, t.provider, t.mode, days);
   const own = imports.find((i) => i.day === t.date);
   if (!own) throw apiError('no_settlement_file', t.provider, t.date);
-  const rows = await importMovements(
+  const movements = await importMovements(
     deps.pool,
     imports.map((i) => i.id),
   );
-  // A movement in two files (the day's and its neighbour's) counts once.
-  const unique = new Map<string, ProviderMovement>();
-  for (const r of rows) {
-    unique.set(`${r.type}:${r.providerRef}`, {
-      type: r.type,
-      providerRef: r.providerRef,
-      paymentId: r.paymentRef,
-      status: r.status,
-      currency: r.currency,
-      amountMinor: r.amountMinor,
-      feeMinor: r.feeMinor,
-      occurredAt: r.occurredAt,
-    });
-  }
-  return { movements: [...unique.values()], importId: own.id };
+  return { movements, importId: own.id };
 }
 
-/** Both sides of the day, paired. */
+/** Both sides of the day, paired. Consumes `movements` (emptied once read). */
 export async function matchDay(
   deps: ReconciliationDeps,
   t: ReconciliationTarget,
@@ -150,12 +135,16 @@ export async function matchDay(
     feeMinor: m.feeMinor,
     inDay: inDay(m.occurredAt),
   }));
+  // The caller's list is consumed: a day of movements is held once, not twice (a day can be
+  // a hundred thousand of them).
+  movements.length = 0;
   const gateway = await db.gatewayMovements(
     deps.pool,
     t.provider,
     t.mode,
     new Date(dayStart - slack),
     new Date(dayStart + DAY_MS + slack),
+    inDay,
   );
   // A payment of the day whose movement the gateway booked further away (learned late).
   const seen = new Set(gateway.map((g) => g.paymentId));
@@ -166,9 +155,8 @@ export async function matchDay(
       ),
     ),
   ];
-  for (const g of await db.gatewayMovementsOfPayments(deps.pool, late)) gateway.push(g);
-  const rows: GatewayRow[] = gateway.map((g) => ({ ...g, inDay: inDay(g.occurredAt) }));
-  return matchMovements(provider, rows);
+  for (const g of await db.gatewayMovementsOfPayments(deps.pool, late, inDay)) gateway.push(g);
+  return matchMovements(provider, gateway);
 }
 
 /** POST /admin/reconciliation/runs and the daily job: reconciles the day now. */
