@@ -78,10 +78,7 @@ test('reconciliation_drift: changed amount, unknown charge, dropped refund; each
   assert.equal(r.items.find((i) => i.kind === 'missing_in_gateway')?.payment_id, null);
   assert.equal(r.items.find((i) => i.kind === 'missing_at_provider')?.gateway_amount_minor, -3000);
   const exceptions = await exceptionsOfKind(gw, 'reconciliation');
-  assert.deepEqual(
-    exceptions.map((e) => e.id).sort(),
-    r.items.map((i) => i.exception_id).sort(),
-  );
+  assert.deepEqual(exceptions.map((e) => e.id).sort(), r.items.map((i) => i.exception_id).sort());
   const unknown = exceptions.find((e) => e.payment_id === null);
   assert.equal(unknown?.app_id, null);
   assert.equal(unknown?.provider, 'card_psp');
@@ -99,8 +96,13 @@ test('a lost notification: missing in the gateway until the late event, then mat
   assertStatus(sync, 200);
   assert.equal(sync.json<{ status: string }>().status, 'succeeded');
   const after = await run();
-  assert.equal(after.items.find((i) => i.payment_id === p.id), undefined);
+  assert.equal(
+    after.items.find((i) => i.payment_id === p.id),
+    undefined,
+  );
   assert.equal(after.items.length, 3);
-  const ex = (await exceptionsOfKind(gw, 'reconciliation')).find((e) => e.id === item?.exception_id);
+  const ex = (await exceptionsOfKind(gw, 'reconciliation')).find(
+    (e) => e.id === item?.exception_id,
+  );
   assert.equal(ex?.resolution, 'resolved');
 });
