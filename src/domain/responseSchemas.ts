@@ -622,7 +622,10 @@ const AuditList = object({
       id: { type: 'integer', minimum: 1 },
       at: timestamp,
       action: str(),
-      target_type: { type: 'string', enum: ['app', 'payment', 'reconciliation_import'] },
+      target_type: {
+        type: 'string',
+        enum: ['app', 'payment', 'reconciliation_import', 'reconciliation_run'],
+      },
       target_id: str(),
       outcome: str(),
       request_id: str(),

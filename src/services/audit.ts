@@ -22,6 +22,7 @@ export const AUDIT_ACTIONS = [
   'payment.retry_webhook',
   'payment.sync',
   'reconciliation.import',
+  'reconciliation.run',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -31,7 +32,7 @@ export interface AuditSource {
 }
 
 export interface AuditChange {
-  targetType: 'app' | 'payment' | 'reconciliation_import';
+  targetType: 'app' | 'payment' | 'reconciliation_import' | 'reconciliation_run';
   targetId: string;
   outcome: string;
   details?: Record<string, unknown>;

@@ -19,6 +19,7 @@ import { isMode, isProvider, type Mode, type ProviderSlug } from '../domain/type
 import { paymentExceptions } from '../metrics.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { ProviderError, type ProviderMovement } from '../providers/types.js';
+import type { Audit } from './audit.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -164,6 +165,8 @@ export async function runReconciliation(
   deps: ReconciliationDeps,
   t: ReconciliationTarget,
   trigger: 'operator' | 'daily',
+  /** An operator's run is audited in its transaction; the daily job's is not a request. */
+  audit?: Audit,
 ): Promise<ReconciliationView> {
   const startedAt = new Date(deps.now());
   const dayStart = Date.parse(`${t.date}T00:00:00Z`);
@@ -182,7 +185,7 @@ export async function runReconciliation(
   const stored = await withTransaction(deps.pool, async (tx) => {
     // Runs of one day take turns, so two never record the same item twice.
     await db.lockDay(tx, t.provider, t.mode, t.date);
-    return db.insertRun(
+    const stored = await db.insertRun(
       tx,
       {
         provider: t.provider,
@@ -199,6 +202,20 @@ export async function runReconciliation(
       result.items,
       result.items.map(itemKey),
     );
+    await audit?.(tx, {
+      targetType: 'reconciliation_run',
+      targetId: stored.run.id,
+      outcome: stored.run.status,
+      details: {
+        provider: t.provider,
+        mode: t.mode,
+        date: t.date,
+        matched: result.matchedCount,
+        items: result.items.length,
+        cleared: stored.cleared,
+      },
+    });
+    return stored;
   });
   for (const id of stored.newExceptions) {
     paymentExceptions.inc({ kind: 'reconciliation' });

@@ -82,6 +82,26 @@ test('a clean day: a charge and a partial refund match, with PayPal fee', async 
       items: [],
     },
   );
+  // The operator's run is in the audit log, in the run's transaction.
+  const audit = await gw.admin('GET', '/admin/audit?action=reconciliation.run');
+  const [entry] = audit.json<{
+    entries: { target_type: string; target_id: string; outcome: string; details: object }[];
+  }>().entries;
+  assert.deepEqual(entry && { ...entry, id: 0 }, {
+    ...entry,
+    id: 0,
+    target_type: 'reconciliation_run',
+    target_id: r.run_id,
+    outcome: 'matched',
+    details: {
+      provider: 'wallet_psp',
+      mode: 'test',
+      date: today(),
+      matched: 2,
+      items: 0,
+      cleared: 0,
+    },
+  });
   // GET answers the day's newest run.
   const got = await gw.admin(
     'GET',

@@ -51,7 +51,8 @@ export function registerReconciliationRoutes(app: FastifyInstance, gw: Gateway):
       throw apiError('invalid', 'body must be a JSON object');
     }
     const t = parseTarget(body as Record<string, unknown>, gw.now());
-    return sendJson(reply, 200, exactJson(await runReconciliation(deps, t, 'operator')));
+    const audit = requestAudit(req, 'reconciliation.run');
+    return sendJson(reply, 200, exactJson(await runReconciliation(deps, t, 'operator', audit)));
   });
 
   app.post<{ Querystring: Query }>(
