@@ -12,6 +12,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchDatabase, machine } from './lib/env.js';
 import { benchAdmin } from './admin.js';
+import { benchReconciliation } from './reconciliation.js';
 import { benchSoak } from './soak.js';
 import { benchStorage } from './storage.js';
 import { benchCreatePayments } from './scenarios/create.js';
@@ -35,7 +36,8 @@ const SCENARIOS: Record<string, Scenario> = {
   create: benchCreatePayments,
   webhook: benchWebhookToDelivery,
   admin: benchAdmin,
-  // Long: run it on its own (npm run bench -- soak); not part of the default set.
+  // Long: run these on their own (npm run bench -- soak); not part of the default set.
+  reconciliation: benchReconciliation,
   soak: benchSoak,
   storage: benchStorage,
   endpoints: benchEndpoints,

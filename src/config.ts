@@ -92,6 +92,18 @@ export interface RetentionConfig {
   deliveryAttemptsDays: number;
 }
 
+/** Reconciliation against the providers' records (docs/operations.md#reconciliation). */
+export interface ReconciliationConfig {
+  /** The daily job reconciles the previous UTC day of every provider with a report API. */
+  daily: boolean;
+  /** The hour (UTC) from which the daily job reconciles the previous day. */
+  dailyHourUtc: number;
+  /** Both sides are read this many hours beyond each end of the day, to pair late movements. */
+  slackHours: number;
+  /** Largest settlement report file accepted, in bytes. */
+  importMaxBytes: number;
+}
+
 /** Fastify's trustProxy: false (the socket address), a hop count, or trusted proxy addresses. */
 export type TrustProxy = false | number | string;
 
@@ -132,6 +144,7 @@ export interface Config {
   webhooks: WebhookLimitsConfig;
   adminAuth: AdminAuthLimitsConfig;
   retention: RetentionConfig;
+  reconciliation: ReconciliationConfig;
   trustProxy: TrustProxy;
 }
 
@@ -493,6 +506,18 @@ export function loadConfig(env: Env = process.env): Config {
       inboundDays: intVar(env, 'INBOUND_RETENTION_DAYS', 400, 1, 36500),
       deliveryAttemptsDays: intVar(env, 'DELIVERY_ATTEMPTS_RETENTION_DAYS', 400, 1, 36500),
     },
+    reconciliation: {
+      daily: boolVar(env, 'RECONCILIATION_DAILY', true),
+      dailyHourUtc: intVar(env, 'RECONCILIATION_DAILY_HOUR_UTC', 3, 0, 23),
+      slackHours: intVar(env, 'RECONCILIATION_SLACK_HOURS', 24, 0, 72),
+      importMaxBytes: intVar(
+        env,
+        'RECONCILIATION_IMPORT_MAX_BYTES',
+        64 * 1024 * 1024,
+        1024,
+        1024 ** 3,
+      ),
+    },
     trustProxy: trustProxyVar(env),
   };
   // Secrets kept in DATA_DIR last: a configuration with an error writes nothing.
@@ -825,6 +850,30 @@ export const GATEWAY_SETTINGS: readonly SettingDoc[] = [
     default: '`400`',
     meaning:
       'attempts of delivered or dead deliveries are deleted after this many days (1..36500); a pending delivery keeps all of its attempts',
+  },
+  {
+    variable: '`RECONCILIATION_DAILY`',
+    default: '`true`',
+    meaning:
+      'the daily job reconciles the previous UTC day of wallet_psp and card_psp in every configured mode, and of idr_psp where a settlement file of that day was imported (see [Reconciliation](#reconciliation))',
+  },
+  {
+    variable: '`RECONCILIATION_DAILY_HOUR_UTC`',
+    default: '`3`',
+    meaning:
+      'the hour (0..23, UTC) from which the daily job reconciles the previous day; once per day and provider across all instances',
+  },
+  {
+    variable: '`RECONCILIATION_SLACK_HOURS`',
+    default: '`24`',
+    meaning:
+      'both sides of a reconciliation are read this many hours (0..72) beyond each end of the day, so a movement the gateway and the provider put on either side of midnight still pairs',
+  },
+  {
+    variable: '`RECONCILIATION_IMPORT_MAX_BYTES`',
+    default: '`67108864`',
+    meaning:
+      'the largest settlement report file `POST /admin/reconciliation/imports` accepts (1024..1073741824 bytes); larger is 413 `body too large`',
   },
   {
     variable: '`<PROVIDER>_<MODE>_BASE_URL` and credentials',

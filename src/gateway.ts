@@ -12,6 +12,7 @@ import type { Pool } from './db/pool.js';
 import type { Logger } from './logger.js';
 import { ProviderRegistry, type GatewayUrls } from './providers/registry.js';
 import { appSigningSecret } from './services/apps.js';
+import type { ReconciliationDeps } from './services/reconciliation.js';
 import { SourceRateLimiter } from './services/sourceRateLimit.js';
 
 export type Phase = 'starting' | 'ready' | 'draining';
@@ -131,4 +132,16 @@ export function serviceDeps(gw: Gateway) {
 export function setBoundPort(gw: Gateway, port: number): void {
   gw.urls.internal = `http://127.0.0.1:${port}`;
   if (!gw.config.publicBaseUrl) gw.urls.public = `http://localhost:${port}`;
+}
+
+/** What reconciliation (runs, the daily job) takes from the process. */
+export function reconciliationDeps(gw: Gateway): ReconciliationDeps {
+  return {
+    pool: gw.pool,
+    providers: gw.providers,
+    providerTimeoutMs: gw.config.providerTimeoutMs,
+    slackHours: gw.config.reconciliation.slackHours,
+    log: gw.log,
+    now: () => gw.now(),
+  };
 }

@@ -7,8 +7,9 @@ import {
 } from './db/retention.js';
 import { TRANSMISSION_MEMORY_DAYS } from './services/inbound.js';
 import { DeliveryWorker } from './delivery/worker.js';
-import { serviceDeps, type Gateway } from './gateway.js';
+import { reconciliationDeps, serviceDeps, type Gateway } from './gateway.js';
 import { reconcileDue } from './services/reconciler.js';
+import { dailyReconciliation } from './services/reconciliationDaily.js';
 import { retryUnansweredRefunds } from './services/refunds.js';
 import { disableFailingEndpoints } from './services/endpointHealth.js';
 
@@ -19,6 +20,7 @@ export interface Workers {
 const PURGE_EVERY_MS = 10 * 60_000;
 const RECONCILE_EVERY_MS = 10_000;
 const ENDPOINT_CHECK_EVERY_MS = 60_000;
+const DAILY_RECONCILIATION_EVERY_MS = 5 * 60_000;
 
 /**
  * The retention job (docs/operations.md#retention): every purge runs in batches until it
@@ -71,6 +73,11 @@ export async function startWorkers(gw: Gateway): Promise<Workers> {
   every(ENDPOINT_CHECK_EVERY_MS, 'endpoint auto-disable', () =>
     disableFailingEndpoints(gw.pool, gw.config.endpoints.disableAfterDays, gw.log),
   );
+  if (gw.config.reconciliation.daily) {
+    every(DAILY_RECONCILIATION_EVERY_MS, 'daily reconciliation', () =>
+      dailyReconciliation(reconciliationDeps(gw), gw.config.reconciliation.dailyHourUtc),
+    );
+  }
   const delivery = new DeliveryWorker(gw);
   delivery.start();
   return {

@@ -82,3 +82,50 @@ export function query(params: Record<string, string | number | null | undefined>
   const s = q.toString();
   return s ? `?${s}` : '';
 }
+
+/** Uploads a file as the raw request body (a settlement report); answers the JSON reply. */
+export async function uploadFile<T>(path: string, file: Blob): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${getToken() ?? ''}`, 'Content-Type': 'text/csv' },
+      body: file,
+      cache: 'no-store',
+      credentials: 'omit',
+    });
+  } catch {
+    throw new ApiFailure(0, 'the gateway did not answer (network error)');
+  }
+  const text = await res.text();
+  if (res.status === 401) signOut('expired');
+  if (!res.ok) throw new ApiFailure(res.status, text.trim());
+  return parseJsonExact(text) as T;
+}
+
+/**
+ * Downloads an export (CSV) with the session's token and hands it to the browser as a file:
+ * the token never goes into a URL, so a plain link cannot carry it.
+ */
+export async function download(path: string, filename: string): Promise<void> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      headers: { Authorization: `Bearer ${getToken() ?? ''}` },
+      cache: 'no-store',
+      credentials: 'omit',
+    });
+  } catch {
+    throw new ApiFailure(0, 'the gateway did not answer (network error)');
+  }
+  if (res.status === 401) signOut('expired');
+  if (!res.ok) throw new ApiFailure(res.status, (await res.text()).trim());
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

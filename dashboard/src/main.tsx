@@ -12,6 +12,7 @@ import { Overview } from './pages/Overview';
 import { PaymentDetailPage } from './pages/PaymentDetail';
 import { Payments } from './pages/Payments';
 import { Ledger } from './pages/Ledger';
+import { Reconciliation } from './pages/Reconciliation';
 import { Refunds } from './pages/Refunds';
 import { SignIn } from './pages/SignIn';
 import { Stuck } from './pages/Stuck';
@@ -24,6 +25,7 @@ const NAV: { path: string; label: string }[] = [
   { path: '/refunds', label: 'Refunds' },
   { path: '/disputes', label: 'Disputes' },
   { path: '/ledger', label: 'Ledger' },
+  { path: '/reconciliation', label: 'Reconciliation' },
   { path: '/balances', label: 'Balances' },
   { path: '/apps', label: 'Apps' },
   { path: '/deliveries', label: 'Dead deliveries' },
@@ -50,6 +52,8 @@ function Page({ loc }: { loc: Location }) {
       return <Disputes loc={loc} />;
     case '/ledger':
       return <Ledger loc={loc} />;
+    case '/reconciliation':
+      return <Reconciliation loc={loc} />;
     case '/balances':
       return <Balances loc={loc} />;
     case '/apps':

@@ -352,3 +352,42 @@ export interface EndpointStats {
     outcome: string;
   }[];
 }
+
+/** docs/api.md#reconciliation */
+export interface ReconciliationItem {
+  kind: 'missing_in_gateway' | 'missing_at_provider' | 'amount_mismatch' | 'status_mismatch';
+  movement: 'charge' | 'refund';
+  provider_ref: string;
+  payment_id: string | null;
+  currency: string;
+  gateway_amount_minor: number | null;
+  provider_amount_minor: number | null;
+  provider_status: string | null;
+  exception_id: string | null;
+}
+
+export interface Reconciliation {
+  provider: string;
+  mode: Mode;
+  date: string;
+  status: 'matched' | 'mismatched' | 'pending';
+  run_id: string | null;
+  ran_at: string | null;
+  import_id: string | null;
+  matched_count: number;
+  gateway_net_minor: number | string;
+  provider_net_minor: number | string;
+  fees_minor: number | string;
+  items: ReconciliationItem[];
+}
+
+export interface ReconciliationImport {
+  import_id: string;
+  provider: string;
+  mode: Mode;
+  date: string;
+  filename: string;
+  row_count: number;
+  uploaded_at: string;
+  uploaded_by: { request_id: string; source_ip: string };
+}

@@ -2,12 +2,17 @@ import { newId } from '../domain/ids.js';
 import type { Queryable } from './pool.js';
 
 export type ExceptionKind =
-  'paid_after_cancel' | 'paid_after_failure' | 'unrequested_refund' | 'amount_mismatch';
+  | 'paid_after_cancel'
+  | 'paid_after_failure'
+  | 'unrequested_refund'
+  | 'amount_mismatch'
+  | 'reconciliation';
 
 export interface ExceptionRow {
   id: string;
-  payment_id: string;
-  app_id: string;
+  /** Null only for a reconciliation item that names no payment of the gateway. */
+  payment_id: string | null;
+  app_id: string | null;
   kind: ExceptionKind;
   provider: string;
   provider_ref: string;
@@ -47,7 +52,7 @@ export async function insertException(
        INSERT INTO payment_exceptions (id, payment_id, app_id, kind, provider, provider_ref,
          amount_minor, currency, resolution)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'manual')
-       ON CONFLICT (payment_id, kind, provider_ref) DO NOTHING
+       ON CONFLICT (payment_id, kind, provider_ref) WHERE kind <> 'reconciliation' DO NOTHING
        RETURNING ${COLUMNS}),
      late AS (
        INSERT INTO ledger_entries (id, type, payment_id, exception_id, app_id, provider, mode,

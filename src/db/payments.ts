@@ -436,7 +436,7 @@ ex AS (
     amount_minor, currency, resolution)
   SELECT $12, id, app_id, 'amount_mismatch', provider, $13, $14, $15, 'manual' FROM upd
   WHERE $12::text IS NOT NULL
-  ON CONFLICT (payment_id, kind, provider_ref) DO NOTHING
+  ON CONFLICT (payment_id, kind, provider_ref) WHERE kind <> 'reconciliation' DO NOTHING
   RETURNING id, payment_id, app_id, provider, currency, amount_minor, detected_at),
 charge AS (
   INSERT INTO ledger_entries (id, type, payment_id, app_id, provider, mode, currency,

@@ -164,3 +164,26 @@ export async function listWalletPayouts<T>(db: Queryable, clientId: string): Pro
   );
   return res.rows.map((r) => r.data);
 }
+
+/** card_psp: every checkout that led to an order (the order and refund lists). */
+export async function listCardCheckoutsWithOrders<T>(db: Queryable): Promise<T[]> {
+  const res = await db.query<{ data: T }>(
+    `SELECT data FROM sim_objects WHERE provider = 'card_psp' AND kind = 'checkout'
+       AND jsonb_typeof(data->'order') = 'object'`,
+  );
+  return res.rows.map((r) => r.data);
+}
+
+/**
+ * idr_psp: transactions settled from `sinceMs` on, or with refunds (the settlement report;
+ * refunds are filtered by their own times by the caller).
+ */
+export async function listIdrReportTransactions<T>(db: Queryable, sinceMs: number): Promise<T[]> {
+  const res = await db.query<{ data: T }>(
+    `SELECT data FROM sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction'
+       AND ((data->>'settlement_time_ms')::bigint >= $1
+            OR jsonb_array_length(COALESCE(data->'refunds', '[]'::jsonb)) > 0)`,
+    [sinceMs],
+  );
+  return res.rows.map((r) => r.data);
+}

@@ -63,6 +63,11 @@ const ERRORS = {
     body: (status: string) => `payment already finalized (status ${status})`,
   },
   no_webhook_event: { status: 422, body: 'payment has no webhook event to deliver' },
+  no_settlement_file: {
+    status: 422,
+    body: (provider: string, date: string) =>
+      `no settlement file imported for ${provider} on ${date}`,
+  },
   exception_already_resolved: {
     status: 422,
     body: (resolution: string) => `exception already ${resolution}`,
@@ -84,6 +89,10 @@ const ERRORS = {
   refund_failed: { status: 502, body: (providerText: string) => `refund failed: ${providerText}` },
   cancel_failed: { status: 502, body: (providerText: string) => `cancel failed: ${providerText}` },
   sync_failed: { status: 502, body: (providerText: string) => `sync failed: ${providerText}` },
+  reconciliation_failed: {
+    status: 502,
+    body: (providerText: string) => `reconciliation failed: ${providerText}`,
+  },
   // 503: retry later (with Retry-After)
   unavailable: { status: 503, body: 'service unavailable' },
   dashboard_not_built: { status: 503, body: 'dashboard not built: run npm run build' },
@@ -97,6 +106,10 @@ const ERRORS = {
   refund_unknown: { status: 504, body: (providerText: string) => `refund failed: ${providerText}` },
   cancel_unknown: { status: 504, body: (providerText: string) => `cancel failed: ${providerText}` },
   sync_unknown: { status: 504, body: (providerText: string) => `sync failed: ${providerText}` },
+  reconciliation_unknown: {
+    status: 504,
+    body: (providerText: string) => `reconciliation failed: ${providerText}`,
+  },
 } as const satisfies Record<
   string,
   { status: number; body: string | ((...args: string[]) => string) }

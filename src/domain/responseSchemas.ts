@@ -8,6 +8,7 @@
 import { MAX_SAFE_AMOUNT, type JsonSchema } from './schemas.js';
 import type { OutboundEventType } from './events.js';
 import { ENDPOINT_SCHEMAS } from './endpointResponseSchemas.js';
+import { RECONCILIATION_SCHEMAS } from './reconciliationSchemas.js';
 import { LEDGER_TYPES, MODES, PAYMENT_STATUSES, PROVIDERS } from './types.js';
 
 const str = (description?: string, examples?: readonly unknown[]): JsonSchema => ({
@@ -475,15 +476,27 @@ const Dispute = object(
 const Exception = object(
   {
     id: hex32('The exception id.'),
-    payment_id: hex32('The payment.'),
-    app_id: str(),
+    payment_id: nullable(hex32('The payment; null for a reconciliation item naming none.')),
+    app_id: nullable(str()),
     kind: {
       type: 'string',
-      enum: ['paid_after_cancel', 'paid_after_failure', 'unrequested_refund', 'amount_mismatch'],
+      enum: [
+        'paid_after_cancel',
+        'paid_after_failure',
+        'unrequested_refund',
+        'amount_mismatch',
+        'reconciliation',
+      ],
     },
     provider,
     provider_ref: str(),
-    amount_minor: amount,
+    amount_minor: {
+      type: 'integer',
+      minimum: -MAX_SAFE_AMOUNT,
+      maximum: MAX_SAFE_AMOUNT,
+      description:
+        "The money at stake; for kind reconciliation the provider's amount minus the gateway's (docs/api.md#reconciliation).",
+    },
     currency: str(),
     detected_at: timestamp,
     resolution: { type: 'string', enum: ['manual', 'refunded', 'resolved'] },
@@ -621,7 +634,10 @@ const AuditList = object({
       id: { type: 'integer', minimum: 1 },
       at: timestamp,
       action: str(),
-      target_type: { type: 'string', enum: ['app', 'payment', 'endpoint'] },
+      target_type: {
+        type: 'string',
+        enum: ['app', 'payment', 'endpoint', 'reconciliation_import', 'reconciliation_run'],
+      },
       target_id: str(),
       outcome: str(),
       request_id: str(),
@@ -703,6 +719,7 @@ export const RESPONSE_SCHEMAS = {
   ExceptionList: object({ exceptions: arrayOf(ref('Exception')) }),
   LedgerEntry,
   LedgerList: object({ entries: arrayOf(ref('LedgerEntry')) }),
+  ...RECONCILIATION_SCHEMAS,
   DeliveryEnqueued: object({ delivery_id: str('dlv_ followed by 24 lowercase hex characters.') }),
   Redelivered: object({ deliveries: { type: 'integer', minimum: 0 } }),
   DeliveryList,

@@ -15,6 +15,7 @@ export const TEST_SCENARIOS = [
   'registration_5xx',
   'refund_timeout',
   'refund_pending',
+  'reconciliation_drift',
 ] as const;
 export type TestScenario = (typeof TEST_SCENARIOS)[number];
 
@@ -36,6 +37,8 @@ export const SCENARIO_PROVIDERS: Record<TestScenario, readonly ProviderSlug[]> =
   // card_psp has no refund API: its refunds are made at the provider.
   refund_timeout: ['idr_psp', 'wallet_psp'],
   refund_pending: ['idr_psp', 'wallet_psp'],
+  // The providers' reports of the payment differ from what they notified (docs/testing.md).
+  reconciliation_drift: ['idr_psp', 'card_psp', 'wallet_psp'],
 };
 
 /**

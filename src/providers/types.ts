@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ProviderEndpointConfig } from '../config.js';
+import type { MovementType, ProviderMovementStatus } from '../domain/reconciliation.js';
 import type { Mode, ProviderSlug } from '../domain/types.js';
 
 /** What a provider call needs besides its arguments: where to go and with which credentials. */
@@ -233,6 +234,30 @@ export interface PaymentProvider {
    * Absent: the provider has no payout reporting API (source api_unavailable).
    */
   listPayouts?(ctx: ProviderContext, since: Date, until: Date): Promise<ProviderPayout[]>;
+  /**
+   * The provider's own record of the charges and refunds it made in [since, until)
+   * (docs/api.md#reconciliation), from its reporting or list API. Absent: the provider has no
+   * such API and its record comes from the settlement file an operator uploads.
+   */
+  listMovements?(ctx: ProviderContext, since: Date, until: Date): Promise<ProviderMovement[]>;
+}
+
+/** One movement of money as the provider records it (reconciliation). */
+export interface ProviderMovement {
+  type: MovementType;
+  /** The provider's id of the movement. */
+  providerRef: string;
+  /** Our payment id where the provider echoes it (merchant data). */
+  paymentId?: string;
+  /** The provider's reference of the payment (what the gateway stores as provider_ref). */
+  providerPaymentRef?: string;
+  status: ProviderMovementStatus;
+  currency: string;
+  /** Signed: money in positive, money out negative. */
+  amountMinor: number;
+  /** What the provider kept (negative: a fee it gave back); null where it reports none. */
+  feeMinor: number | null;
+  occurredAt: Date;
 }
 
 /** One delivery as the provider names it (its age is bounded by verifyWebhook). */

@@ -27,6 +27,8 @@ export const AUDIT_ACTIONS = [
   'payment.refund',
   'payment.retry_webhook',
   'payment.sync',
+  'reconciliation.import',
+  'reconciliation.run',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -36,7 +38,7 @@ export interface AuditSource {
 }
 
 export interface AuditChange {
-  targetType: 'app' | 'payment' | 'endpoint';
+  targetType: 'app' | 'payment' | 'endpoint' | 'reconciliation_import' | 'reconciliation_run';
   targetId: string;
   outcome: string;
   details?: Record<string, unknown>;

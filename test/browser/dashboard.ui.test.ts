@@ -204,6 +204,7 @@ test('phone: every navigation link is inside the 390 px viewport, nothing scroll
     'Refunds',
     'Disputes',
     'Ledger',
+    'Reconciliation',
     'Balances',
     'Apps',
     'Dead deliveries',

@@ -255,7 +255,7 @@ describe('GET /admin/audit', () => {
       ['before=0', 'before must be an audit entry id from a previous page'],
       [
         'action=app.delete',
-        'action must be one of app.create, app.update, app.regenerate_keys, app.redeliver, endpoint.create, endpoint.update, endpoint.disable, endpoint.rotate_secret, endpoint.recover, endpoint.auto_disable, payment.cancel, payment.refund, payment.retry_webhook, payment.sync',
+        'action must be one of app.create, app.update, app.regenerate_keys, app.redeliver, endpoint.create, endpoint.update, endpoint.disable, endpoint.rotate_secret, endpoint.recover, endpoint.auto_disable, payment.cancel, payment.refund, payment.retry_webhook, payment.sync, reconciliation.import, reconciliation.run',
       ],
       [`target_id=${'x'.repeat(201)}`, 'target_id must be at most 200 characters of text'],
       ['target_id=a%00', 'target_id must be at most 200 characters of text'],

@@ -89,7 +89,7 @@ describe('metadata.test_scenario on POST /v1/payments', () => {
     }
     assert.equal(
       UNKNOWN_TEST_SCENARIO,
-      'metadata.test_scenario must be one of: duplicate_webhook, delayed_webhook, out_of_order, lost_webhook, registration_timeout, registration_5xx, refund_timeout, refund_pending',
+      'metadata.test_scenario must be one of: duplicate_webhook, delayed_webhook, out_of_order, lost_webhook, registration_timeout, registration_5xx, refund_timeout, refund_pending, reconciliation_drift',
     );
     assert.equal(await count(setup.gw.databaseUrl, 'payments WHERE app_id = $1', [app.app_id]), 0);
   });

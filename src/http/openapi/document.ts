@@ -28,6 +28,7 @@ import * as E from './errors.js';
 import type { ErrorBody } from './errors.js';
 import { EXAMPLES } from './examples.js';
 import { endpointOperations, REGENERATE_RULES, ROTATE } from './endpoints.js';
+import { reconciliationOperations } from './reconciliation.js';
 import type { Operation, Param, Security } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -657,6 +658,7 @@ function operations(): Operation[] {
       },
       errors: E.merge(E.LIST_LIMIT, E.SINCE_UNTIL, E.LEDGER_LIST),
     },
+    ...reconciliationOperations(),
     {
       method: 'get',
       path: '/admin/payouts',
@@ -921,7 +923,11 @@ function renderOperation(op: Operation): Json {
     out.requestBody = {
       required: true,
       description: op.rawBody.description,
-      content: { 'application/json': { schema: { type: 'object' } } },
+      content: {
+        [op.rawBody.contentType ?? 'application/json']: {
+          schema: { type: op.rawBody.contentType ? 'string' : 'object' },
+        },
+      },
     };
   }
   out.responses = responses;
@@ -1030,6 +1036,7 @@ export function buildOpenApiDocument(): Json {
       'Admin: webhook endpoints',
       'Admin: payments',
       'Admin: reports',
+      'Admin: reconciliation',
       'Admin: deliveries',
       'Admin: operations',
       'Health',

@@ -372,3 +372,69 @@ export const DASHBOARD: ErrorTable = fixed('not_found', 'dashboard_not_built');
 
 /** The answers to a path or method the document does not list, and before routing. */
 export const UNROUTED: ErrorTable = merge(fixed('not_found', 'unavailable'), HTTP_LAYER);
+
+// ------------------------------------------------------------------- reconciliation
+
+/** provider, date and mode of a reconciliation (query or body). */
+export const RECONCILIATION_TARGET: ErrorTable = invalid(
+  'provider must be one of idr_psp, card_psp, wallet_psp',
+  'date must be a day as YYYY-MM-DD',
+  'date must not be in the future',
+  'mode must be one of test, sandbox, live',
+);
+
+export const RECONCILIATION_RUN: ErrorTable = merge(
+  templated('no_settlement_file', [
+    { name: 'provider', pattern: 'idr_psp', example: 'idr_psp' },
+    { name: 'date', pattern: '\\d{4}-\\d{2}-\\d{2}', example: '2026-11-24' },
+  ]),
+  templated('reconciliation_failed', [
+    {
+      name: "the provider's text",
+      pattern: ANY,
+      example: 'wallet_psp is not configured for live mode',
+    },
+  ]),
+  templated('reconciliation_unknown', [
+    { name: 'what happened', pattern: ANY, example: 'card_psp timed out after 15000 ms' },
+  ]),
+);
+
+/** POST /admin/reconciliation/imports: the file is checked whole; nothing of a refused one is kept. */
+export const SETTLEMENT_FILE: ErrorTable = merge(
+  invalid(
+    'settlement file is empty',
+    'settlement file must be UTF-8 text',
+    'filename must be 1 to 200 letters, digits, spaces or . _ ( ) -',
+    t(
+      'provider <provider> is reconciled from its API; settlement files are for idr_psp',
+      '^provider (card_psp|wallet_psp) is reconciled from its API; settlement files are for idr_psp$',
+      'provider wallet_psp is reconciled from its API; settlement files are for idr_psp',
+    ),
+    t(
+      'not an idr_psp settlement report: the first line must be <the header>',
+      '^not an idr_psp settlement report: the first line must be [a-z_,]+$',
+      'not an idr_psp settlement report: the first line must be order_id,transaction_id,refund_key,transaction_type,payment_type,transaction_status,transaction_time,settlement_time,currency,gross_amount,fee_amount,net_amount',
+    ),
+    t(
+      'settlement file has more than <n> rows',
+      '^settlement file has more than \\d+ rows$',
+      'settlement file has more than 2000000 rows',
+    ),
+    t(
+      'settlement file line <n>: <what is wrong>',
+      '^settlement file line \\d+: .+$',
+      'settlement file line 3: gross_amount must be a whole rupiah amount',
+    ),
+  ),
+  WITH_BODY,
+);
+
+export const IMPORT_LIST: ErrorTable = invalid(
+  'provider must be one of idr_psp, card_psp, wallet_psp',
+);
+
+export const LEDGER_EXPORT: ErrorTable = invalid(
+  'since is required',
+  'provider must be one of idr_psp, card_psp, wallet_psp',
+);

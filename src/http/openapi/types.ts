@@ -30,7 +30,7 @@ export interface Operation {
   parameters?: Param[];
   body?: { spec: BodySpec; example: unknown; required: boolean; description?: string };
   /** A body the gateway reads as raw bytes in a provider's own format. */
-  rawBody?: { description: string };
+  rawBody?: { description: string; contentType?: string };
   ok: Record<number, JsonAnswer | TextAnswer>;
   errors: ErrorTable;
 }

@@ -20,6 +20,7 @@ import { adminAuthRateLimited, registry } from '../../metrics.js';
 import { header, jsonBody, markDurable, rawBody, sendJson } from '../reply.js';
 import { listExceptions, resolveException } from '../../services/exceptions.js';
 import { registerOpsRoutes, requestAudit } from './adminOps.js';
+import { registerReconciliationRoutes } from './adminReconciliation.js';
 import { registerReportRoutes } from './adminReports.js';
 import { registerEndpointRoutes } from './adminEndpoints.js';
 import { parseGraceHours } from '../../services/endpoints.js';
@@ -147,5 +148,6 @@ export function adminRoutes(gw: Gateway) {
     registerReportRoutes(app, gw);
     registerOpsRoutes(app, gw);
     registerEndpointRoutes(app, gw);
+    registerReconciliationRoutes(app, gw);
   };
 }

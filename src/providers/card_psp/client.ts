@@ -109,6 +109,11 @@ export async function getCheckout(ctx: ProviderContext, id: string): Promise<Che
   return requireFields<Checkout>(res, ['id', 'status'], 'checkout');
 }
 
+/** A GET of the provider's API, answered as parsed JSON (the list endpoints of reconciliation). */
+export function getJson(ctx: ProviderContext, path: string): Promise<unknown> {
+  return call(ctx, 'GET', path);
+}
+
 export async function getSubscription(ctx: ProviderContext, id: string): Promise<Subscription> {
   const res = await call(ctx, 'GET', `/v1/subscriptions/${encodeURIComponent(id)}`);
   return requireFields<Subscription>(res, ['id', 'status'], 'subscription');

@@ -12,6 +12,7 @@ import {
 import { testScenarioFor } from '../../domain/testScenarios.js';
 import { createCheckout, getCheckout, getSubscription } from './client.js';
 import { checkoutStatusAction, enrichment } from './mapping.js';
+import { listMovements } from './settlement.js';
 import { parseCardPspWebhook, verifyStandardWebhook } from './webhook.js';
 import { CHECKOUT_STATUSES, type CheckoutCreate, type CheckoutStatus } from './wire.js';
 
@@ -54,6 +55,8 @@ export const cardPsp: PaymentProvider = {
     if (!ref.providerRef) return { kind: 'none' };
     return checkoutAction(ctx, ref.providerRef);
   },
+
+  listMovements,
 };
 
 async function registerCheckout(

@@ -116,10 +116,21 @@ export interface Order {
   subscription_id: string | null;
   subscription: Subscription | null;
   metadata: WireMetadata;
+  /** What the provider (merchant of record) kept of the order. */
+  platform_fee_amount?: number;
+}
+
+/** A page of a list endpoint (GET /v1/orders/, GET /v1/refunds/). */
+export interface ListResource<T> {
+  items: T[];
+  pagination: { total_count: number; max_page: number };
 }
 
 export interface Refund {
   id: string;
+  /** In the list endpoint's answers (reconciliation). */
+  created_at?: string;
+  tax_amount?: number;
   status: RefundStatus;
   amount: number;
   currency: string;

@@ -19,6 +19,7 @@ import { confirmedRefundAction, disputeAction, orderAction, reversalAction } fro
 import { refund } from './refund.js';
 import { parseWebhook, verifyWebhook } from './webhook.js';
 import { fetchBalances, listPayouts } from './reporting.js';
+import { listMovements } from './settlement.js';
 import type { WpRefundResource } from './refundWire.js';
 import { WP_CURRENCIES, WP_HEADER, type WpCreateOrderRequest, type WpOrder } from './wire.js';
 
@@ -297,4 +298,5 @@ export const walletPsp: PaymentProvider = {
   refund,
   fetchBalances,
   listPayouts,
+  listMovements,
 };

@@ -25,24 +25,24 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function unreadable(what: string): ProviderError {
+export function unreadable(what: string): ProviderError {
   return new ProviderError('indeterminate', `wallet_psp ${what} answer unreadable`);
 }
 
-function minor(value: string, currency: string, what: string): number {
+export function minor(value: string, currency: string, what: string): number {
   const n = decimalToMinor(value.replace(/^-/, ''), currency);
   if (n === null) throw unreadable(what);
   return n;
 }
 
 /** The provider's time strings carry an offset (2026-11-22T10:00:00+0000); Date wants a colon. */
-function providerDate(s: string, what: string): Date {
+export function providerDate(s: string, what: string): Date {
   const t = Date.parse(s.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
   if (Number.isNaN(t)) throw unreadable(what);
   return new Date(t);
 }
 
-function providerTime(d: Date): string {
+export function providerTime(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, '+0000');
 }
 

@@ -22,6 +22,10 @@ export interface WpBalancesResponse {
 
 /** T0400: a general withdrawal from the account to the merchant's bank (a payout). */
 export const WP_EVENT_WITHDRAWAL = 'T0400';
+/** T0006: a payment received through the Orders (PayPal Checkout) API; T00xx are payments. */
+export const WP_EVENT_CHECKOUT_PAYMENT = 'T0006';
+/** T1107: a refund the merchant made of a payment. */
+export const WP_EVENT_REFUND = 'T1107';
 
 /** S success, P pending, V reversed, D denied. */
 export type WpTransactionStatus = 'S' | 'P' | 'V' | 'D';
@@ -34,7 +38,15 @@ export interface WpTransactionInfo {
   transaction_updated_date: string;
   /** Negative for money leaving the account. */
   transaction_amount: WpMoney;
+  /** The fee's effect on the balance: negative where the provider took it. */
+  fee_amount?: WpMoney;
   transaction_status: WpTransactionStatus;
+  /** A refund: the transaction it refunds (a capture id). */
+  paypal_reference_id?: string;
+  paypal_reference_id_type?: string;
+  /** The merchant's invoice_id and custom_id of the payment or refund. */
+  invoice_id?: string;
+  custom_field?: string;
 }
 
 export interface WpTransactionsResponse {

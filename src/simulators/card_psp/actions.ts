@@ -97,6 +97,7 @@ export function applyAction(action: Action, c: SimCheckout, nowMs: number): SimC
       const { order } = requirePaid();
       if (order.refunded_amount > 0) throw new Conflict('order is already refunded');
       order.refunded_amount = order.amount;
+      order.refunded_at = now;
       return next;
     }
     case 'subscription_cancel': {

@@ -19,6 +19,8 @@ export interface SimOrder {
   billing_reason: BillingReason;
   amount: number;
   refunded_amount: number;
+  /** When the refund was made (absent on orders refunded before refunds were listed). */
+  refunded_at?: string;
 }
 
 export interface SimSubscription {

@@ -7,6 +7,7 @@ import { startExpirySweep } from './expiry.js';
 import { registerActionRoutes } from './routes/actions.js';
 import { registerChargeRoutes } from './routes/charge.js';
 import { registerPageRoutes } from './routes/pages.js';
+import { registerReportRoutes } from './report.js';
 import { registerSnapRoutes } from './routes/snap.js';
 import { registerTransactionRoutes } from './routes/transactions.js';
 
@@ -22,6 +23,7 @@ export function idrPspSimulator(gw: SimulatorHost, clock: SimClock) {
     registerTransactionRoutes(app, sim);
     registerPageRoutes(app, sim);
     registerActionRoutes(app, sim);
+    registerReportRoutes(app, sim);
     startExpirySweep(app, gw, clock);
     app.addHook('onClose', async () => faultsFor(gw).close());
   };

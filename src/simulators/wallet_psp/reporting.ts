@@ -27,6 +27,7 @@ import { WP_CURRENCIES, type WpCapture } from '../../providers/wallet_psp/wire.j
 import { SimStore, type SimClock } from '../common.js';
 import { simulatorEndpoint } from '../../providers/testMode.js';
 import { apiError, providerId, providerTime, type SimOrder, type SimToken } from './orders.js';
+import { listSimTransactions } from './transactions.js';
 import type { SimCaptureRefunds } from './refunds.js';
 
 const DAY_MS = 86_400_000;
@@ -71,6 +72,28 @@ export async function simBalances(pool: Pool, clientId: string): Promise<Map<str
   }
   return out;
 }
+
+/** A payout as the transaction search lists it: a T0400 withdrawal, money out. */
+function payoutInfo(token: SimToken, p: SimPayout): WpTransactionInfo {
+  return {
+    paypal_account_id: token.clientId.slice(1, 14).toUpperCase(),
+    transaction_id: p.id,
+    transaction_event_code: WP_EVENT_WITHDRAWAL,
+    transaction_initiation_date: providerTime(p.createdAt).replace('Z', '+0000'),
+    transaction_updated_date: providerTime(p.createdAt).replace('Z', '+0000'),
+    transaction_amount: {
+      currency_code: p.currency,
+      value: `-${minorToDecimal(p.amountMinor, p.currency)}`,
+    },
+    transaction_status: p.status,
+  };
+}
+
+/**
+ * The most items one search may find; more is refused as RESULTSET_TOO_LARGE. PayPal does not
+ * publish its limit; the simulator's is this, so that clients are seen to split a window.
+ */
+export const WP_MAX_RESULT_SET = 10_000;
 
 function parseProviderTime(v: string | undefined): number | null {
   if (!v) return null;
@@ -145,25 +168,24 @@ export function registerReportingRoutes(app: FastifyInstance, deps: ReportingRou
       const page = Math.max(Number(req.query.page ?? 1) || 1, 1);
       const type = req.query.transaction_type;
       const payouts = await listWalletPayouts<SimPayout>(gw.pool, token.clientId);
-      const matching = payouts
-        .filter((p) => p.createdAt >= start && p.createdAt <= end)
-        .filter(() => type === undefined || type === WP_EVENT_WITHDRAWAL);
+      const history = [
+        ...payouts.map((p) => ({ at: p.createdAt, info: payoutInfo(token, p) })),
+        ...(await listSimTransactions(gw.pool, token.clientId)),
+      ].sort((a, b) => a.at - b.at);
+      const matching = history
+        .filter((t) => t.at >= start && t.at < end + 1000)
+        .filter((t) => type === undefined || type === t.info.transaction_event_code);
+      if (matching.length > WP_MAX_RESULT_SET) {
+        return sendJson(reply, 400, {
+          name: 'RESULTSET_TOO_LARGE',
+          message:
+            'Result set size is greater than the maximum limit. Change the filter criteria and try again.',
+          debug_id: providerId(13).toLowerCase(),
+        });
+      }
       const details = matching
         .slice((page - 1) * pageSize, page * pageSize)
-        .map((p): { transaction_info: WpTransactionInfo } => ({
-          transaction_info: {
-            paypal_account_id: token.clientId.slice(1, 14).toUpperCase(),
-            transaction_id: p.id,
-            transaction_event_code: WP_EVENT_WITHDRAWAL,
-            transaction_initiation_date: providerTime(p.createdAt).replace('Z', '+0000'),
-            transaction_updated_date: providerTime(p.createdAt).replace('Z', '+0000'),
-            transaction_amount: {
-              currency_code: p.currency,
-              value: `-${minorToDecimal(p.amountMinor, p.currency)}`,
-            },
-            transaction_status: p.status,
-          },
-        }));
+        .map((t) => ({ transaction_info: t.info }));
       const body: WpTransactionsResponse = {
         transaction_details: details,
         account_number: token.clientId.slice(1, 14).toUpperCase(),

@@ -3,8 +3,9 @@ import type { CardPspSim } from '../context.js';
 import { wireCheckout, wireSubscription } from '../objects.js';
 import { apiError } from '../protocol.js';
 import { createCheckoutHandler } from './createCheckout.js';
+import { registerListRoutes } from './lists.js';
 
-/** The provider's API (mounted under /v1): checkouts, subscriptions; Bearer token on every call. */
+/** The provider's API (mounted under /v1): checkouts, subscriptions, order and refund lists; Bearer token on every call. */
 export function registerApiRoutes(app: FastifyInstance, sim: CardPspSim): void {
   const { clock, checkouts, subscriptions, context, authorized } = sim;
   const createHandler = createCheckoutHandler(sim);
@@ -23,6 +24,8 @@ export function registerApiRoutes(app: FastifyInstance, sim: CardPspSim): void {
         );
     }
   });
+
+  registerListRoutes(app, sim);
 
   app.post('/checkouts/', createHandler);
   app.post('/checkouts', createHandler);

@@ -1,0 +1,326 @@
+/** SQL of reconciliation (migration 0017): the gateway's side of a day, runs, items, claims. */
+import { newId } from '../domain/ids.js';
+import type { GatewayRow, MovementType, ReconciliationItem } from '../domain/reconciliation.js';
+import type { Mode } from '../domain/types.js';
+import type { Queryable } from './pool.js';
+
+/** Ledger types compared with the provider's record, by the movement they are. */
+const LEDGER_MOVEMENT = `CASE WHEN l.type IN ('charge', 'late_charge') THEN 'charge' ELSE 'refund' END`;
+const COMPARED_TYPES = `l.type IN ('charge', 'late_charge', 'refund', 'late_charge_refund')`;
+
+interface GatewayRowDb {
+  id: string;
+  movement: MovementType;
+  payment_id: string;
+  payment_ref: string | null;
+  refund_ref: string | null;
+  currency: string;
+  amount_minor: string;
+  occurred_at: Date;
+}
+
+export interface GatewayMovement extends GatewayRow {
+  ledgerId: string;
+}
+
+const SELECT_GATEWAY = `SELECT l.id, ${LEDGER_MOVEMENT} AS movement, l.payment_id,
+    p.provider_ref AS payment_ref, r.provider_ref AS refund_ref, l.currency,
+    l.amount_minor::text AS amount_minor, l.occurred_at
+  FROM ledger_entries l JOIN payments p ON p.id = l.payment_id
+  LEFT JOIN refunds r ON r.id = l.refund_id`;
+
+function toGateway(r: GatewayRowDb, inDay: (d: Date) => boolean): GatewayMovement {
+  return {
+    ledgerId: r.id,
+    type: r.movement,
+    paymentId: r.payment_id,
+    providerRef: r.refund_ref ?? r.payment_ref,
+    refundRef: r.refund_ref,
+    currency: r.currency,
+    amountMinor: Number(r.amount_minor),
+    inDay: inDay(r.occurred_at),
+  };
+}
+
+/** The charges and refunds the gateway booked for a provider and mode in [since, until). */
+export async function gatewayMovements(
+  db: Queryable,
+  provider: string,
+  mode: Mode,
+  since: Date,
+  until: Date,
+  inDay: (d: Date) => boolean,
+): Promise<GatewayMovement[]> {
+  const res = await db.query<GatewayRowDb>(
+    `${SELECT_GATEWAY}
+     WHERE l.occurred_at >= $3 AND l.occurred_at < $4 AND l.provider = $1 AND l.mode = $2
+       AND ${COMPARED_TYPES}`,
+    [provider, mode, since, until],
+  );
+  return res.rows.map((r) => toGateway(r, inDay));
+}
+
+/** The same for given payments, whenever booked (a movement the gateway learned of late). */
+export async function gatewayMovementsOfPayments(
+  db: Queryable,
+  paymentIds: string[],
+  inDay: (d: Date) => boolean,
+): Promise<GatewayMovement[]> {
+  if (paymentIds.length === 0) return [];
+  const res = await db.query<GatewayRowDb>(
+    `${SELECT_GATEWAY} WHERE l.payment_id = ANY($1::text[]) AND ${COMPARED_TYPES}`,
+    [paymentIds],
+  );
+  return res.rows.map((r) => toGateway(r, inDay));
+}
+
+/**
+ * The gateway's payments named by the provider, by our id or by the provider's reference:
+ * each name found maps to the payment id (of this provider and mode only).
+ */
+export async function resolvePayments(
+  db: Queryable,
+  provider: string,
+  mode: Mode,
+  ids: string[],
+  refs: string[],
+): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const res = await db.query<{ id: string; provider_ref: string | null }>(
+    `SELECT id, provider_ref FROM payments
+     WHERE provider = $1 AND mode = $2
+       AND (id = ANY($3::text[]) OR provider_ref = ANY($4::text[]))`,
+    [provider, mode, ids, refs],
+  );
+  const byRef = refs.length > 0;
+  for (const r of res.rows) {
+    out.set(`id:${r.id}`, r.id);
+    if (byRef && r.provider_ref !== null) out.set(`ref:${r.provider_ref}`, r.id);
+  }
+  return out;
+}
+
+export interface RunRow {
+  id: string;
+  provider: string;
+  mode: Mode;
+  day: string;
+  status: 'matched' | 'mismatched';
+  matched_count: number;
+  gateway_net_minor: string;
+  provider_net_minor: string;
+  fees_minor: string;
+  import_id: string | null;
+  trigger: 'operator' | 'daily';
+  started_at: Date;
+  finished_at: Date;
+}
+
+export interface StoredItem extends ReconciliationItem {
+  exceptionId: string | null;
+}
+
+const RUN_COLUMNS = `id, provider, mode, to_char(day, 'YYYY-MM-DD') AS day, status, matched_count,
+  gateway_net_minor::text, provider_net_minor::text, fees_minor::text, import_id, trigger,
+  started_at, finished_at`;
+
+export interface NewRun {
+  provider: string;
+  mode: Mode;
+  day: string;
+  matchedCount: number;
+  gatewayNetMinor: bigint;
+  providerNetMinor: bigint;
+  feesMinor: bigint;
+  importId: string | null;
+  trigger: 'operator' | 'daily';
+  startedAt: Date;
+}
+
+/**
+ * Stores a run with its items, in the caller's transaction. Each item becomes an exception of
+ * kind reconciliation unless one is on record for it (found again: nothing new); the day's
+ * open ones this run did not find again are resolved as matched.
+ */
+export async function insertRun(
+  tx: Queryable,
+  run: NewRun,
+  items: ReconciliationItem[],
+  keys: string[],
+): Promise<{ run: RunRow; newExceptions: string[]; cleared: number }> {
+  const id = newId();
+  const res = await tx.query<RunRow>(
+    `INSERT INTO reconciliation_runs (id, provider, mode, day, status, matched_count,
+       gateway_net_minor, provider_net_minor, fees_minor, import_id, trigger, started_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${RUN_COLUMNS}`,
+    [
+      id,
+      run.provider,
+      run.mode,
+      run.day,
+      items.length === 0 ? 'matched' : 'mismatched',
+      run.matchedCount,
+      run.gatewayNetMinor.toString(),
+      run.providerNetMinor.toString(),
+      run.feesMinor.toString(),
+      run.importId,
+      run.trigger,
+      run.startedAt,
+    ],
+  );
+  const prefix = `${run.provider}|${run.mode}|${run.day}|`;
+  const cols = {
+    kind: items.map((i) => i.kind),
+    movement: items.map((i) => i.movement),
+    ref: items.map((i) => i.providerRef),
+    payment: items.map((i) => i.paymentId),
+    currency: items.map((i) => i.currency),
+    gateway: items.map((i) => i.gatewayAmountMinor),
+    provider: items.map((i) => i.providerAmountMinor),
+    status: items.map((i) => i.providerStatus),
+    key: keys.map((k) => prefix + k),
+    exId: items.map(() => newId()),
+  };
+  // One statement: the new exceptions (payment and app where the gateway knows them), then
+  // the items pointing at their exception, new or already on record.
+  const created = await tx.query<{ id: string }>(
+    `WITH i AS (
+       SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+         $7::bigint[], $8::bigint[], $9::text[], $10::text[], $11::text[])
+         WITH ORDINALITY AS t(kind, movement, ref, payment_id, currency, gateway, provider,
+           status, key, ex_id, pos)),
+     ex AS (
+       INSERT INTO payment_exceptions (id, payment_id, app_id, kind, provider, provider_ref,
+         amount_minor, currency, resolution, reconciliation_key)
+       SELECT i.ex_id, p.id, p.app_id, 'reconciliation', $12, i.ref,
+         COALESCE(i.provider, 0) - COALESCE(i.gateway, 0), i.currency, 'manual', i.key
+       FROM i LEFT JOIN payments p ON p.id = i.payment_id
+       ON CONFLICT (reconciliation_key) WHERE reconciliation_key IS NOT NULL DO NOTHING
+       RETURNING id, reconciliation_key),
+     items AS (
+       INSERT INTO reconciliation_items (run_id, position, kind, movement, provider_ref,
+         payment_id, currency, gateway_amount_minor, provider_amount_minor, provider_status,
+         exception_id)
+       SELECT $1, i.pos, i.kind, i.movement, i.ref, i.payment_id, i.currency, i.gateway,
+         i.provider, i.status,
+         COALESCE(ex.id, (SELECT e.id FROM payment_exceptions e WHERE e.reconciliation_key = i.key))
+       FROM i LEFT JOIN ex ON ex.reconciliation_key = i.key)
+     SELECT id FROM ex`,
+    [
+      id,
+      cols.kind,
+      cols.movement,
+      cols.ref,
+      cols.payment,
+      cols.currency,
+      cols.gateway,
+      cols.provider,
+      cols.status,
+      cols.key,
+      cols.exId,
+      run.provider,
+    ],
+  );
+  const cleared = await tx.query(
+    `UPDATE payment_exceptions SET resolution = 'resolved', resolved_at = now(),
+       note = 'matched by reconciliation run ' || $2::text
+     WHERE reconciliation_key LIKE $1 || '%' AND resolution = 'manual'
+       AND NOT (reconciliation_key = ANY($3::text[]))`,
+    [prefix.replace(/[\\%_]/g, (c) => `\\${c}`), id, cols.key],
+  );
+  return {
+    run: res.rows[0] as RunRow,
+    newExceptions: created.rows.map((r) => r.id),
+    cleared: cleared.rowCount ?? 0,
+  };
+}
+
+/** Runs of one (provider, mode, day) take turns: held until the caller's transaction ends. */
+export async function lockDay(tx: Queryable, provider: string, mode: Mode, day: string) {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+    `reconciliation|${provider}|${mode}|${day}`,
+  ]);
+}
+
+export async function latestRun(
+  db: Queryable,
+  provider: string,
+  mode: Mode,
+  day: string,
+): Promise<RunRow | null> {
+  const res = await db.query<RunRow>(
+    `SELECT ${RUN_COLUMNS} FROM reconciliation_runs WHERE provider = $1 AND mode = $2 AND day = $3
+     ORDER BY finished_at DESC, id DESC LIMIT 1`,
+    [provider, mode, day],
+  );
+  return res.rows[0] ?? null;
+}
+
+interface ItemDb {
+  kind: ReconciliationItem['kind'];
+  movement: MovementType;
+  provider_ref: string;
+  payment_id: string | null;
+  currency: string;
+  gateway_amount_minor: string | null;
+  provider_amount_minor: string | null;
+  provider_status: ReconciliationItem['providerStatus'];
+  exception_id: string | null;
+}
+
+const num = (v: string | null) => (v === null ? null : Number(v));
+
+export async function runItems(db: Queryable, runId: string): Promise<StoredItem[]> {
+  const res = await db.query<ItemDb>(
+    `SELECT kind, movement, provider_ref, payment_id, currency, gateway_amount_minor::text,
+       provider_amount_minor::text, provider_status, exception_id
+     FROM reconciliation_items WHERE run_id = $1 ORDER BY position`,
+    [runId],
+  );
+  return res.rows.map((r) => ({
+    kind: r.kind,
+    movement: r.movement,
+    providerRef: r.provider_ref,
+    paymentId: r.payment_id,
+    currency: r.currency,
+    gatewayAmountMinor: num(r.gateway_amount_minor),
+    providerAmountMinor: num(r.provider_amount_minor),
+    providerStatus: r.provider_status,
+    exceptionId: r.exception_id,
+  }));
+}
+
+/**
+ * The daily job's claim of (provider, mode, day): true for the one instance that takes it,
+ * also when an earlier claim expired unfinished (its process died).
+ */
+export async function claimDaily(
+  db: Queryable,
+  provider: string,
+  mode: Mode,
+  day: string,
+  leaseSeconds: number,
+): Promise<boolean> {
+  const res = await db.query(
+    `INSERT INTO reconciliation_daily (provider, mode, day, claim_expires_at)
+     VALUES ($1, $2, $3, now() + make_interval(secs => $4))
+     ON CONFLICT (provider, mode, day) DO UPDATE
+       SET claim_expires_at = EXCLUDED.claim_expires_at
+       WHERE reconciliation_daily.done_at IS NULL
+         AND reconciliation_daily.claim_expires_at < now()`,
+    [provider, mode, day, leaseSeconds],
+  );
+  return res.rowCount === 1;
+}
+
+export async function finishDaily(
+  db: Queryable,
+  provider: string,
+  mode: Mode,
+  day: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE reconciliation_daily SET done_at = now() WHERE provider = $1 AND mode = $2 AND day = $3`,
+    [provider, mode, day],
+  );
+}

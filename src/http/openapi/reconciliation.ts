@@ -1,0 +1,184 @@
+/** Operations of reconciliation and the CSV exports (docs/api.md#reconciliation), for document.ts. */
+import { PROVIDERS } from '../../domain/types.js';
+import { PARAMS } from '../../domain/schemas.js';
+import type { Operation, Param } from './types.js';
+import * as E from './errors.js';
+
+const q = (
+  name: string,
+  schema: Record<string, unknown>,
+  description?: string,
+  required = false,
+): Param => ({
+  name,
+  in: 'query',
+  schema,
+  ...(description ? { description } : {}),
+  ...(required ? { required } : {}),
+});
+
+const PROVIDER = q('provider', { type: 'string', enum: [...PROVIDERS] }, undefined, true);
+const DATE = q('date', { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, 'A UTC day.', true);
+const MODE = q('mode', { type: 'string', enum: ['test', 'sandbox', 'live'] }, 'Default live.');
+
+const example = {
+  provider: 'wallet_psp',
+  mode: 'live',
+  date: '2026-11-24',
+  status: 'mismatched',
+  run_id: '5b1e0c7a9d3f4e2b8c6a1d0e9f8b7a6c',
+  ran_at: '2026-11-25T03:00:04.512Z',
+  import_id: null,
+  matched_count: 1841,
+  gateway_net_minor: 9120400,
+  provider_net_minor: 9125400,
+  fees_minor: 340112,
+  items: [
+    {
+      kind: 'missing_in_gateway',
+      movement: 'charge',
+      provider_ref: '2GG279541U471931P',
+      payment_id: '0123456789abcdef0123456789abcdef',
+      currency: 'EUR',
+      gateway_amount_minor: null,
+      provider_amount_minor: 5000,
+      provider_status: 'completed',
+      exception_id: '89abcdef0123456789abcdef01234567',
+    },
+  ],
+};
+
+const importExample = {
+  import_id: '2f1e0d9c8b7a69584736251403f2e1d0',
+  provider: 'idr_psp',
+  mode: 'live',
+  date: '2026-11-24',
+  filename: 'settlement-2026-11-24.csv',
+  row_count: 5120,
+  uploaded_at: '2026-11-25T02:14:09.120Z',
+  uploaded_by: { request_id: 'req-1f', source_ip: '203.0.113.7' },
+};
+
+const CSV = 'text/csv';
+
+export function reconciliationOperations(): Operation[] {
+  const tag = 'Admin: reconciliation';
+  return [
+    {
+      method: 'get',
+      path: '/admin/reconciliation',
+      operationId: 'getReconciliation',
+      tag,
+      summary: "A day's reconciliation with a provider",
+      description:
+        'The newest run of the day (docs/api.md#reconciliation); status pending and no items before the first run.',
+      security: 'admin',
+      parameters: [PROVIDER, DATE, MODE],
+      ok: { 200: { schema: 'Reconciliation', description: 'The day.', example } },
+      errors: E.RECONCILIATION_TARGET,
+    },
+    {
+      method: 'post',
+      path: '/admin/reconciliation/runs',
+      operationId: 'runReconciliation',
+      tag,
+      summary: 'Reconcile a day now',
+      description:
+        '`{ "provider", "date", "mode"? }`: reads the provider\'s record (wallet_psp, card_psp: their API; idr_psp: the last settlement file imported for the day) and answers the result.',
+      security: 'admin',
+      rawBody: {
+        description: '{ "provider": "wallet_psp", "date": "2026-11-24", "mode": "live" }',
+      },
+      ok: { 200: { schema: 'Reconciliation', description: 'The new run.', example } },
+      errors: E.merge(E.JSON_BODY, E.RECONCILIATION_TARGET, E.RECONCILIATION_RUN, E.WITH_BODY),
+    },
+    {
+      method: 'post',
+      path: '/admin/reconciliation/imports',
+      operationId: 'importSettlementFile',
+      tag,
+      summary: "Upload a provider's settlement report file (idr_psp)",
+      description:
+        'The body is the file as the provider gives it (docs/providers/idr_psp.md#settlement-report-file). Checked whole: a refused file stores nothing; the same bytes again answer 200 with the first upload and change nothing.',
+      security: 'admin',
+      parameters: [
+        q('provider', { type: 'string', enum: ['idr_psp'] }, undefined, true),
+        DATE,
+        MODE,
+        q('filename', { type: 'string' }, 'Shown in the list; default <provider>-<date>.csv.'),
+      ],
+      rawBody: { description: 'The CSV file.', contentType: CSV },
+      ok: {
+        201: { schema: 'ReconciliationImport', description: 'Stored.', example: importExample },
+        200: {
+          schema: 'ReconciliationImport',
+          description: 'The same file was stored before: that upload.',
+          example: importExample,
+        },
+      },
+      errors: E.merge(E.RECONCILIATION_TARGET, E.SETTLEMENT_FILE),
+    },
+    {
+      method: 'get',
+      path: '/admin/reconciliation/imports',
+      operationId: 'listSettlementFiles',
+      tag,
+      summary: 'Uploaded settlement files, newest first, with who uploaded them',
+      security: 'admin',
+      parameters: [
+        q('provider', { type: 'string', enum: [...PROVIDERS] }),
+        q('limit', PARAMS.limit),
+      ],
+      ok: {
+        200: {
+          schema: 'ReconciliationImportList',
+          description: 'The uploads.',
+          example: { imports: [importExample] },
+        },
+      },
+      errors: E.merge(E.IMPORT_LIST, E.LIST_LIMIT),
+    },
+    {
+      method: 'get',
+      path: '/admin/reconciliation/export.csv',
+      operationId: 'exportReconciliation',
+      tag,
+      summary: "A day's reconciliation items as CSV",
+      security: 'admin',
+      parameters: [PROVIDER, DATE, MODE],
+      ok: {
+        200: {
+          text: CSV,
+          description: 'RFC 4180 CSV with a header line, streamed.',
+          example:
+            'provider,mode,date,kind,movement,provider_ref,payment_id,currency,gateway_amount_minor,provider_amount_minor,provider_status,exception_id\r\n',
+        },
+      },
+      errors: E.RECONCILIATION_TARGET,
+    },
+    {
+      method: 'get',
+      path: '/admin/ledger/export.csv',
+      operationId: 'exportLedger',
+      tag,
+      summary: 'The ledger over [since, until) as CSV, oldest first',
+      description: 'Streamed from a database cursor: any window exports in bounded memory.',
+      security: 'admin',
+      parameters: [
+        q('since', PARAMS.time, 'Required: occurred_at from (inclusive).', true),
+        q('until', PARAMS.time, 'Default now: occurred_at before (exclusive).'),
+        q('provider', { type: 'string', enum: [...PROVIDERS] }),
+        q('mode', PARAMS.mode),
+      ],
+      ok: {
+        200: {
+          text: CSV,
+          description: 'RFC 4180 CSV with a header line, streamed.',
+          example:
+            'occurred_at,id,type,payment_id,refund_id,dispute_id,exception_id,app_id,provider,mode,currency,amount_minor,fee_minor\r\n',
+        },
+      },
+      errors: E.merge(E.LEDGER_EXPORT, E.SINCE_UNTIL),
+    },
+  ];
+}

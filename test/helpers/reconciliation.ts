@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import type { TestGateway } from './gateway.js';
+
+export interface Item {
+  kind: string;
+  movement: string;
+  provider_ref: string;
+  payment_id: string | null;
+  currency: string;
+  gateway_amount_minor: number | null;
+  provider_amount_minor: number | null;
+  provider_status: string | null;
+  exception_id: string | null;
+}
+
+export interface Reconciliation {
+  provider: string;
+  mode: string;
+  date: string;
+  status: string;
+  run_id: string | null;
+  ran_at: string | null;
+  import_id: string | null;
+  matched_count: number;
+  gateway_net_minor: number;
+  provider_net_minor: number;
+  fees_minor: number;
+  items: Item[];
+}
+
+export interface ExceptionView {
+  id: string;
+  payment_id: string | null;
+  app_id: string | null;
+  kind: string;
+  provider: string;
+  provider_ref: string;
+  amount_minor: number;
+  currency: string;
+  resolution: string;
+  note: string | null;
+}
+
+/** Today's UTC date, the day the tests' payments happen on. */
+export const today = () => new Date().toISOString().slice(0, 10);
+
+/** POST /admin/reconciliation/runs for today in test mode; asserts 200. */
+export async function reconcile(
+  gw: TestGateway,
+  provider: string,
+  date = today(),
+): Promise<Reconciliation> {
+  const res = await gw.admin('POST', '/admin/reconciliation/runs', {
+    provider,
+    date,
+    mode: 'test',
+  });
+  assert.equal(res.status, 200, res.text);
+  return res.json<Reconciliation>();
+}
+
+export async function exceptionsOfKind(gw: TestGateway, kind: string): Promise<ExceptionView[]> {
+  const res = await gw.admin('GET', '/admin/exceptions?limit=1000');
+  assert.equal(res.status, 200, res.text);
+  return res.json<{ exceptions: ExceptionView[] }>().exceptions.filter((e) => e.kind === kind);
+}
