@@ -8,6 +8,7 @@
 import { MAX_SAFE_AMOUNT, type JsonSchema } from './schemas.js';
 import type { OutboundEventType } from './events.js';
 import { LEDGER_TYPES, MODES, PAYMENT_STATUSES, PROVIDERS } from './types.js';
+import { OPERATOR_RESPONSE_SCHEMAS } from './operatorResponseSchemas.js';
 
 const str = (description?: string, examples?: readonly unknown[]): JsonSchema => ({
   type: 'string',
@@ -609,12 +610,19 @@ const AuditList = object({
       id: { type: 'integer', minimum: 1 },
       at: timestamp,
       action: str(),
-      target_type: { type: 'string', enum: ['app', 'payment'] },
+      target_type: { type: 'string', enum: ['app', 'payment', 'operator', 'setting'] },
       target_id: str(),
       outcome: str(),
       request_id: str(),
       source_ip: str(),
       details: { type: 'object' },
+      actor: {
+        type: 'string',
+        pattern: '^(root|op_[0-9a-f]{24})$',
+        description: 'root (ADMIN_TOKEN) or the operator id.',
+      },
+      actor_email: nullable(str("The operator's email then; null for root.")),
+      actor_token_name: nullable(str('The personal token used, if one was.')),
     }),
   ),
 });
@@ -699,6 +707,7 @@ export const RESPONSE_SCHEMAS = {
   Payouts,
   Stuck,
   AuditList,
+  ...OPERATOR_RESPONSE_SCHEMAS,
   WebhookAck,
   Health: object({ status: { const: 'ok' } }),
   Ready: object({ status: { const: 'ready' } }),

@@ -19,6 +19,7 @@ import { isMarkedDurable, sendError, sendText } from './reply.js';
 import { adminRoutes, metricsRoute } from './routes/admin.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { healthRoutes } from './routes/health.js';
+import { signInRoutes } from './routes/signIn.js';
 import { v1Routes } from './routes/v1.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
@@ -153,6 +154,7 @@ export function buildHttpServer(gw: Gateway, mounts: readonly Mount[] = []) {
   app.register(webhookRoutes(gw));
   app.register(adminRoutes(gw), { prefix: '/admin' });
   app.register(metricsRoute(gw));
+  app.register(signInRoutes(gw));
   app.register(dashboardRoutes());
   app.register(openApiRoute());
   for (const m of mounts) app.register(m.routes, { prefix: m.prefix });
