@@ -30,6 +30,21 @@ const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 
 export type HttpServer = ReturnType<typeof buildHttpServer>;
 
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+}
+
+const routeLists = new WeakMap<object, RegisteredRoute[]>();
+
+/**
+ * Every route the server registered, as Fastify saw it (the role-matrix test walks the admin
+ * ones, so a route added without a matrix row is caught by name).
+ */
+export function registeredRoutes(server: HttpServer): readonly RegisteredRoute[] {
+  return routeLists.get(server) ?? [];
+}
+
 /** A part the process assembly mounts beside the gateway's own routes (the simulators). */
 export interface Mount {
   prefix: string;
@@ -106,8 +121,11 @@ export function buildHttpServer(gw: Gateway, mounts: readonly Mount[] = []) {
     }
     return payload;
   };
+  const routes: RegisteredRoute[] = [];
+  routeLists.set(app, routes);
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
+    for (const method of methods) routes.push({ method, url: route.url });
     // Reads change nothing; a mounted part with its own state (the simulators stand in for
     // providers) is not ours to make durable.
     const apart = mounts.some((m) => m.ownState && route.url.startsWith(`${m.prefix}/`));

@@ -18,22 +18,16 @@ import {
   PATCH_APP,
   REDELIVER,
   RESOLVE_EXCEPTION,
-  type BodySpec,
   type JsonSchema,
 } from '../../domain/schemas.js';
 import { isDeliveredEventType } from '../../domain/events.js';
-import {
-  EVENT_KINDS,
-  RESPONSE_SCHEMAS,
-  type ResponseSchemaName,
-} from '../../domain/responseSchemas.js';
+import { EVENT_KINDS, RESPONSE_SCHEMAS } from '../../domain/responseSchemas.js';
 import { AUDIT_ACTIONS } from '../../services/audit.js';
 import { EVENTS_PAGE_MAX_BYTES } from '../../services/events.js';
 import * as E from './errors.js';
-import type { ErrorBody, ErrorTable } from './errors.js';
+import type { ErrorBody } from './errors.js';
 import { EXAMPLES } from './examples.js';
-
-import type { Json, JsonAnswer, Operation, Param, Security, TextAnswer } from './types.js';
+import type { Json, Operation, Param, Security } from './types.js';
 import { operatorOperations } from './operators.js';
 import { ROLES, rolesFor, ruleFor } from '../../auth/roles.js';
 
