@@ -31,7 +31,7 @@ export async function touchSession(
     text: `UPDATE operator_sessions s SET last_seen_at = $2
        FROM operators o
        WHERE s.id_hash = $1 AND s.ended_at IS NULL AND s.expires_at > $2
-         AND s.last_seen_at > $2 - make_interval(secs => $3::double precision / 1000)
+         AND s.last_seen_at > $2::timestamptz - make_interval(secs => $3::double precision / 1000)
          AND o.id = s.operator_id AND NOT o.disabled
        RETURNING s.csrf_token, o.id AS operator_id, o.email, o.name, o.role`,
     values: [idHash, now, idleMs],
@@ -56,7 +56,7 @@ export async function insertSignIn(
   await db.query(
     `WITH stale AS (
        DELETE FROM oidc_sign_ins
-       WHERE created_at < $4 - make_interval(secs => $5::double precision / 1000)
+       WHERE created_at < $4::timestamptz - make_interval(secs => $5::double precision / 1000)
      )
      INSERT INTO oidc_sign_ins (state, code_verifier, nonce, created_at) VALUES ($1, $2, $3, $4)`,
     [s.state, s.codeVerifier, s.nonce, s.now, s.maxAgeMs],
@@ -76,11 +76,11 @@ export async function takeSignIn(
   const res = await db.query<{ code_verifier: string; nonce: string; fresh: boolean }>(
     `WITH stale AS (
        DELETE FROM oidc_sign_ins
-       WHERE created_at < $2 - make_interval(secs => $3::double precision / 1000) AND state <> $1
+       WHERE created_at < $2::timestamptz - make_interval(secs => $3::double precision / 1000) AND state <> $1
      )
      DELETE FROM oidc_sign_ins WHERE state = $1
      RETURNING code_verifier, nonce,
-       created_at > $2 - make_interval(secs => $3::double precision / 1000) AS fresh`,
+       created_at > $2::timestamptz - make_interval(secs => $3::double precision / 1000) AS fresh`,
     [state, now, maxAgeMs],
   );
   const row = res.rows[0];

@@ -21,13 +21,18 @@ export interface SessionLimits {
   maxMs: number;
 }
 
+/** The identity provider did not answer discovery (its metadata, keys): 503, try later. */
+export class IdentityProviderUnavailable extends Error {}
+
 /** The first leg: where to send the browser, and the state its binding cookie carries. */
 export async function startSignIn(
   q: Queryable,
   oidc: OidcSignIn,
   now: Date,
 ): Promise<{ url: string; state: string }> {
-  const s = await oidc.start();
+  const s = await oidc.start().catch((err: unknown) => {
+    throw new IdentityProviderUnavailable('identity provider unreachable', { cause: err });
+  });
   await db.insertSignIn(q, {
     state: s.state,
     codeVerifier: s.codeVerifier,

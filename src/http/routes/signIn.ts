@@ -10,7 +10,13 @@ import { OidcSignIn } from '../../auth/oidc.js';
 import { safeEqual } from '../../auth/crypto.js';
 import { apiError } from '../../domain/errors.js';
 import type { Gateway } from '../../gateway.js';
-import { finishSignIn, signOut, SIGN_IN_MAX_AGE_MS, startSignIn } from '../../services/sessions.js';
+import {
+  finishSignIn,
+  IdentityProviderUnavailable,
+  signOut,
+  SIGN_IN_MAX_AGE_MS,
+  startSignIn,
+} from '../../services/sessions.js';
 import { header, sendJson } from '../reply.js';
 import { authGuard, CSRF_HEADER, sessionCookie, sessionCookieOf, throttled } from './adminGuard.js';
 
@@ -47,7 +53,8 @@ export function signInRoutes(gw: Gateway) {
       try {
         started = await startSignIn(gw.pool, oidc, now());
       } catch (err) {
-        req.log.error({ err, reqId: req.id }, 'identity provider unreachable');
+        if (!(err instanceof IdentityProviderUnavailable)) throw err;
+        req.log.error({ err: err.cause, reqId: req.id }, 'identity provider unreachable');
         throw apiError('unavailable').withHeaders({ 'Retry-After': '5' });
       }
       reply.setCookie(STATE_COOKIE, started.state, {
