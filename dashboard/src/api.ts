@@ -18,7 +18,7 @@ export class ApiFailure extends Error {
   }
 }
 
-type Listener = (reason: 'expired' | 'signed-out') => void;
+type Listener = (reason: 'expired' | 'session-ended' | 'signed-out') => void;
 const listeners = new Set<Listener>();
 
 export function onSessionEnd(fn: Listener): () => void {
@@ -67,11 +67,12 @@ export function signOut(reason: 'expired' | 'signed-out' = 'signed-out'): void {
   if (csrfToken !== null) {
     // Ends the session on the gateway too, so a copied cookie stops working.
     const headers = { 'X-CSRF-Token': csrfToken };
+    const why = reason === 'expired' ? 'session-ended' : reason;
     csrfToken = null;
     void fetch('/auth/sign-out', { method: 'POST', headers, credentials: 'same-origin' })
       .catch(() => undefined)
       .finally(() => {
-        for (const fn of listeners) fn(reason);
+        for (const fn of listeners) fn(why);
       });
     return;
   }

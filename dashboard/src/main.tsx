@@ -91,8 +91,10 @@ function Shell() {
         setMe(null);
         setNotice(
           reason === 'expired'
-            ? 'The gateway refused the token or the session ended (401). Sign in again.'
-            : 'Signed out.',
+            ? 'The gateway refused the token (401). Sign in again.'
+            : reason === 'session-ended'
+              ? 'The session ended (401). Sign in again.'
+              : 'Signed out.',
         );
       }),
     [],
