@@ -224,6 +224,46 @@ test('a support operator: refused what the role may not do, with the exact text'
   await page.close();
 });
 
+test('a session ends when idle, at its absolute age, and when its operator is disabled', async () => {
+  await browser.context.clearCookies();
+  const page = await signIn('sam@example.com');
+  await page.getByText('sam@example.com · support').waitFor();
+  const value = (await sessionCookie()).value;
+  await page.close();
+  const me = (g: TestGateway) => fetch(`${g.url}/admin/me`, withCookie(value));
+  // Other instances on the same database, their clocks ahead of this one.
+  const ahead = async (ms: number, env: Record<string, string> = {}) => {
+    const other = await startTestGateway(env, { workers: false }, gw);
+    other.running.gw.now = () => Date.now() + ms;
+    return other;
+  };
+  const idle = await ahead(31 * 60_000);
+  try {
+    assert.equal((await me(idle)).status, 401, 'unused for 31 minutes (SESSION_IDLE_MINUTES=30)');
+  } finally {
+    await idle.stop();
+  }
+  const patient = { SESSION_IDLE_MINUTES: '1440' };
+  const before12h = await ahead(11 * 3_600_000, patient);
+  const after12h = await ahead(13 * 3_600_000, patient);
+  try {
+    assert.equal((await me(before12h)).status, 200, 'within SESSION_MAX_HOURS=12');
+    assert.equal((await me(after12h)).status, 401, 'past SESSION_MAX_HOURS=12');
+  } finally {
+    await before12h.stop();
+    await after12h.stop();
+  }
+  assert.equal((await me(gw)).status, 200);
+  const sam = (await gw.admin('GET', '/admin/operators'))
+    .json<{ operators: { id: string; email: string }[] }>()
+    .operators.find((o) => o.email === 'sam@example.com');
+  await gw.admin('PATCH', `/admin/operators/${sam?.id ?? ''}`, { disabled: true });
+  const refused = await me(gw);
+  assert.equal(refused.status, 401);
+  assert.equal(await refused.text(), 'unauthorized');
+  await gw.admin('PATCH', `/admin/operators/${sam?.id ?? ''}`, { disabled: false });
+});
+
 test('no account, or no verified email: sign-in fails with the reason', async () => {
   await browser.context.clearCookies();
   const unknown = await signIn('nobody@example.com');

@@ -913,6 +913,8 @@ function renderOperation(op: Operation): Json {
         description: ok.description,
         content: { 'application/json': media },
       };
+    } else if (ok && 'empty' in ok) {
+      responses[status] = { description: ok.description };
     } else if (ok) {
       responses[status] = {
         description: ok.description,

@@ -276,11 +276,7 @@ export function operatorOperations(): Operation[] {
       summary: 'Ends the dashboard session on the server (needs X-CSRF-Token)',
       security: 'none',
       ok: {
-        204: {
-          text: 'text/plain',
-          description: 'Signed out (or no session); no body.',
-          example: '',
-        },
+        204: { empty: true, description: 'Signed out (or there was no session); no body.' },
       },
       errors: E.merge(E.CSRF, E.WITH_BODY),
     },

@@ -32,7 +32,7 @@ export interface Operation {
   body?: { spec: BodySpec; example: unknown; required: boolean; description?: string };
   /** A body the gateway reads as raw bytes in a provider's own format. */
   rawBody?: { description: string };
-  ok: Record<number, JsonAnswer | TextAnswer>;
+  ok: Record<number, JsonAnswer | TextAnswer | EmptyAnswer>;
   errors: ErrorTable;
 }
 
@@ -40,4 +40,10 @@ export interface TextAnswer {
   text: string;
   description: string;
   example: string;
+}
+
+/** An answer without a body (204). */
+export interface EmptyAnswer {
+  empty: true;
+  description: string;
 }
