@@ -99,3 +99,30 @@ describe('failed sign-ins, throttled per source', () => {
     assertError(await get(gw, '/auth/oidc/start'), 429, 'too many failed authentications');
   });
 });
+
+describe('sign-in starts, bounded per source', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway(
+      {
+        // Nothing listens there: discovery fails, the start answers 503.
+        OIDC_ISSUER: 'http://127.0.0.1:9',
+        OIDC_CLIENT_ID: 'paygate',
+        OIDC_CLIENT_SECRET: 'secret',
+        ADMIN_AUTH_FAILURES_BURST: '2',
+        ADMIN_AUTH_FAILURES_PER_MINUTE: '6',
+      },
+      { workers: false },
+    );
+  });
+  after(() => gw?.stop());
+
+  test('each start costs one allowance until its sign-in succeeds; an unreachable provider is 503', async () => {
+    for (let i = 0; i < 2; i++) {
+      const res = await get(gw, '/auth/oidc/start');
+      assertError(res, 503, 'service unavailable');
+      assert.equal(res.headers.get('retry-after'), '5');
+    }
+    assertError(await get(gw, '/auth/oidc/start'), 429, 'too many failed authentications');
+  });
+});

@@ -49,6 +49,9 @@ export function signInRoutes(gw: Gateway) {
     app.get('/auth/oidc/start', async (req, reply) => {
       if (!oidc) throw apiError('not_found');
       if (gw.adminAuthFailures.check(req.ip) !== 'open') throw throttled(gw, req.ip);
+      // Each start stores a row until its callback: it costs the source one allowance, given
+      // back when the sign-in succeeds, so one address cannot fill the table.
+      gw.adminAuthFailures.spend(req.ip);
       let started;
       try {
         started = await startSignIn(gw.pool, oidc, now());
@@ -92,6 +95,7 @@ export function signInRoutes(gw: Gateway) {
           gw.adminAuthFailures.spend(req.ip);
         throw err;
       }
+      gw.adminAuthFailures.giveBack(req.ip);
       reply.setCookie(sessionCookie(gw).name, session.cookieValue, {
         path: '/',
         httpOnly: true,
