@@ -257,6 +257,7 @@ export const AUDIT_ACTIONS = [
   'payment.refund',
   'payment.retry_webhook',
   'payment.sync',
+  'exception.resolve',
   'operator.create',
   'operator.update',
   'operator.token_create',

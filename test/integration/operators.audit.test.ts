@@ -255,7 +255,7 @@ describe('GET /admin/audit', () => {
       ['before=0', 'before must be an audit entry id from a previous page'],
       [
         'action=app.delete',
-        'action must be one of app.create, app.update, app.regenerate_keys, app.redeliver, payment.cancel, payment.refund, payment.retry_webhook, payment.sync, operator.create, operator.update, operator.token_create, operator.token_revoke, operator.sign_in, operator.sign_out, admin_token.update',
+        'action must be one of app.create, app.update, app.regenerate_keys, app.redeliver, payment.cancel, payment.refund, payment.retry_webhook, payment.sync, exception.resolve, operator.create, operator.update, operator.token_create, operator.token_revoke, operator.sign_in, operator.sign_out, admin_token.update',
       ],
       ['actor=bob', 'actor must be root or an operator id'],
       ['actor=op_123', 'actor must be root or an operator id'],

@@ -129,7 +129,16 @@ export function adminRoutes(gw: Gateway) {
       sendJson(reply, 200, await getDispute(gw.pool, req.params.id)),
     );
     app.post<{ Params: { id: string } }>('/exceptions/:id/resolve', async (req, reply) =>
-      sendJson(reply, 200, await resolveException(gw.pool, req.params.id, jsonBody(req))),
+      sendJson(
+        reply,
+        200,
+        await resolveException(
+          gw.pool,
+          req.params.id,
+          jsonBody(req),
+          requestAudit(req, 'exception.resolve'),
+        ),
+      ),
     );
     registerReportRoutes(app, gw);
     registerOpsRoutes(app, gw);
