@@ -23,6 +23,7 @@ import {
   type IdentityProvider,
 } from '../helpers/identityProvider.js';
 import { createOperator, type TestOperator } from '../helpers/operators.js';
+import { createPayment } from '../helpers/payments.js';
 
 let idp: IdentityProvider;
 let gw: TestGateway;
@@ -148,6 +149,7 @@ test('a change with the cookie needs the CSRF token; the dashboard sends it', as
   await page
     .locator('#operators-table td[data-field=email]', { hasText: 'new.person@example.com' })
     .waitFor();
+  await screenshot(page, 'signin-operators-page');
   await page.close();
 });
 
@@ -221,6 +223,24 @@ test('a support operator: refused what the role may not do, with the exact text'
   const who = await page.locator('#audit-table td[data-field=actor]').allTextContents();
   assert.ok(who.length > 0 && who.every((w) => w === 'Ana.Admin@example.com'), who.join());
   await screenshot(page, 'signin-audit-by-person');
+  await page.close();
+});
+
+test("a payment's page shows who did what to it", async () => {
+  const app = await gw.createApp({ name: 'Signed-in shop' });
+  const payment = await createPayment(gw, app, 'idr', 25_000);
+  const sync = await gw.admin('POST', `/admin/payments/${payment.id}/sync`, undefined, admin.token);
+  assert.equal(sync.status, 200, sync.text);
+  const page = await browser.context.newPage();
+  await page.goto(`${site}/dashboard/payments/${payment.id}`);
+  const row = page.locator('#operator-actions tbody tr').first();
+  await row.waitFor();
+  assert.equal(
+    await row.locator('td[data-field=actor]').textContent(),
+    'Ana.Admin@example.com via token admin script',
+  );
+  assert.equal(await row.locator('td[data-field=action]').textContent(), 'payment.sync');
+  await screenshot(page, 'signin-payment-operator-actions');
   await page.close();
 });
 
