@@ -83,9 +83,12 @@ export async function startProcess(
   env: Record<string, string>,
   readyPath: string,
   port?: number,
+  /** Another checkout to run the script from (bench/admin-compare.ts: the version before). */
+  cwd?: string,
 ): Promise<Proc> {
   port ??= await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -360,7 +360,7 @@ const PaymentList = object({
       refund_amount_minor: nullable({
         ...amount,
         description:
-          'The amount of the refund refund_status describes, in minor units; null without one.',
+          "What is refunded of the payment, in minor units: its initiated and succeeded refunds added up (refunds made at the provider included), else the failed refund's amount; null without a refund.",
       }),
       created_at: timestamp,
       updated_at: timestamp,
@@ -710,7 +710,19 @@ export const RESPONSE_SCHEMAS = {
   ...OPERATOR_RESPONSE_SCHEMAS,
   WebhookAck,
   Health: object({ status: { const: 'ok' } }),
-  Ready: object({ status: { const: 'ready' } }),
+  Ready: object(
+    {
+      status: { const: 'ready' },
+      warnings: {
+        type: 'array',
+        minItems: 1,
+        items: { type: 'string' },
+        description:
+          'Present only when something will degrade the gateway over time, such as autovacuum being off on the database server.',
+      },
+    },
+    ['warnings'],
+  ),
   OpenApiDocument: {
     type: 'object',
     required: ['openapi', 'info', 'paths'],
