@@ -12,6 +12,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchDatabase, machine } from './lib/env.js';
 import { benchAdmin } from './admin.js';
+import { benchOperatorAuth } from './operators.js';
 import { benchSoak } from './soak.js';
 import { benchStorage } from './storage.js';
 import { benchCreatePayments } from './scenarios/create.js';
@@ -34,6 +35,8 @@ const SCENARIOS: Record<string, Scenario> = {
   create: benchCreatePayments,
   webhook: benchWebhookToDelivery,
   admin: benchAdmin,
+  // Run it when named: npm run bench -- operators.
+  operators: benchOperatorAuth,
   // Long: run it on its own (npm run bench -- soak); not part of the default set.
   soak: benchSoak,
   storage: benchStorage,
