@@ -66,5 +66,7 @@ test('docs/operations.md shows the matrix, row for row', () => {
     ...ROLES.map((role) => (roleAllows(role, r.role) ? 'yes' : r.orSelf ? 'own' : '—')),
     r.action,
   ]);
-  assert.deepEqual(rows, expected);
+  // On a mismatch the message is the table to paste between the markers.
+  const table = expected.map((r) => `| ${r.join(' | ')} |`).join('\n');
+  assert.deepEqual(rows, expected, `docs/operations.md's role table should read:\n${table}`);
 });
