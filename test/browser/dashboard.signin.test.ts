@@ -16,6 +16,7 @@ import {
   type Browser,
 } from '../helpers/browser.js';
 import { assertError } from '../helpers/core.js';
+import { eventually } from '../helpers/eventually.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import {
   signInAtProvider,
@@ -74,7 +75,10 @@ async function signIn(login: string): Promise<Page> {
   await browser.context.clearCookies({ domain: '127.0.0.1' });
   const page = await browser.context.newPage();
   await page.goto(`${site}/dashboard`);
-  await page.getByRole('link', { name: 'Sign in with single sign-on' }).click();
+  const button = page.getByRole('link', { name: 'Sign in with single sign-on' });
+  await button.waitFor();
+  await screenshot(page, 'signin-sso-button');
+  await button.click();
   await signInAtProvider(page, login);
   return page;
 }
@@ -217,11 +221,17 @@ test('a support operator: refused what the role may not do, with the exact text'
   assert.deepEqual(res, { status: 403, text: 'forbidden: role support cannot create apps' });
   await page.goto(`${site}/dashboard/audit`);
   await page.getByLabel('Person').selectOption({ label: 'Ana.Admin@example.com' });
+  // The filtered page replaces the unfiltered one: wait until every row is Ana's.
+  const who = await eventually(async () => {
+    const cells = await page.locator('#audit-table td[data-field=actor]').allTextContents();
+    return cells.length > 0 && cells.every((w) => w === 'Ana.Admin@example.com')
+      ? cells
+      : undefined;
+  }, "only Ana's entries");
+  assert.ok(who.length >= 2);
   await page
     .locator('#audit-table td[data-field=action]', { hasText: 'operator.sign_out' })
     .waitFor();
-  const who = await page.locator('#audit-table td[data-field=actor]').allTextContents();
-  assert.ok(who.length > 0 && who.every((w) => w === 'Ana.Admin@example.com'), who.join());
   await screenshot(page, 'signin-audit-by-person');
   await page.close();
 });
