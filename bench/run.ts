@@ -13,6 +13,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchDatabase, machine } from './lib/env.js';
 import { benchAdmin } from './admin.js';
 import { benchReconciliation } from './reconciliation.js';
+import { benchOperatorAuth } from './operators.js';
 import { benchSoak } from './soak.js';
 import { benchStorage } from './storage.js';
 import { benchCreatePayments } from './scenarios/create.js';
@@ -36,8 +37,10 @@ const SCENARIOS: Record<string, Scenario> = {
   create: benchCreatePayments,
   webhook: benchWebhookToDelivery,
   admin: benchAdmin,
-  // Long: run these on their own (npm run bench -- soak); not part of the default set.
   reconciliation: benchReconciliation,
+  // Run it when named: npm run bench -- operators.
+  operators: benchOperatorAuth,
+  // Long: run these on their own (npm run bench -- soak); not part of the default set.
   soak: benchSoak,
   storage: benchStorage,
   endpoints: benchEndpoints,

@@ -76,6 +76,16 @@ export interface AdminAuthLimitsConfig {
   failuresPerMinute: number;
 }
 
+/** Dashboard sign-in with OpenID Connect and its sessions (docs/operations.md#single-sign-on). */
+export interface OperatorAuthConfig {
+  /** Unset: no single sign-on (ADMIN_TOKEN and personal tokens only). */
+  oidc: { issuer: string; clientId: string; clientSecret: string } | undefined;
+  /** A session unused for this long ends. */
+  sessionIdleMinutes: number;
+  /** A session ends this long after sign-in, used or not. */
+  sessionMaxHours: number;
+}
+
 /** How the gateway reaches PostgreSQL beyond DATABASE_URL (docs/operations.md#high-availability). */
 export interface DatabaseConfig {
   /** `transaction`: DATABASE_URL is PgBouncer in transaction pooling mode. */
@@ -143,6 +153,7 @@ export interface Config {
   http: HttpLimitsConfig;
   webhooks: WebhookLimitsConfig;
   adminAuth: AdminAuthLimitsConfig;
+  operatorAuth: OperatorAuthConfig;
   retention: RetentionConfig;
   reconciliation: ReconciliationConfig;
   trustProxy: TrustProxy;
@@ -432,6 +443,31 @@ function loadDatabaseConfig(env: Env, databaseUrl: string | undefined): Database
   return { poolMode, directUrl };
 }
 
+/** The three OIDC_* variables together or none; an http issuer only on loopback (tests, development). */
+function loadOperatorAuth(env: Env): OperatorAuthConfig {
+  const issuer = urlVar(env, 'OIDC_ISSUER');
+  const clientId = env.OIDC_CLIENT_ID || undefined;
+  const clientSecret = env.OIDC_CLIENT_SECRET || undefined;
+  const given = [issuer, clientId, clientSecret].filter((v) => v !== undefined).length;
+  if (given !== 0 && given !== 3) {
+    throw new ConfigError(
+      'OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together: set all three or none',
+    );
+  }
+  if (issuer && new URL(issuer).protocol === 'http:' && !isLoopbackHost(new URL(issuer).hostname)) {
+    throw new ConfigError('OIDC_ISSUER must be an https URL (http only on loopback)');
+  }
+  return {
+    oidc: issuer && clientId && clientSecret ? { issuer, clientId, clientSecret } : undefined,
+    sessionIdleMinutes: intVar(env, 'SESSION_IDLE_MINUTES', 30, 1, 1440),
+    sessionMaxHours: intVar(env, 'SESSION_MAX_HOURS', 12, 1, 720),
+  };
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 function camel(name: string): string {
   return name.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 }
@@ -502,6 +538,7 @@ export function loadConfig(env: Env = process.env): Config {
       failuresBurst: intVar(env, 'ADMIN_AUTH_FAILURES_BURST', 10, 1, 1_000_000),
       failuresPerMinute: intVar(env, 'ADMIN_AUTH_FAILURES_PER_MINUTE', 10, 1, 1_000_000),
     },
+    operatorAuth: loadOperatorAuth(env),
     retention: {
       inboundDays: intVar(env, 'INBOUND_RETENTION_DAYS', 400, 1, 36500),
       deliveryAttemptsDays: intVar(env, 'DELIVERY_ATTEMPTS_RETENTION_DAYS', 400, 1, 36500),
@@ -833,6 +870,32 @@ export const GATEWAY_SETTINGS: readonly SettingDoc[] = [
     default: '`10`',
     meaning:
       'failed admin authentications one source address may make per minute after the burst, per instance (one every 6 s)',
+  },
+  {
+    variable: '`OIDC_ISSUER`',
+    default: 'unset',
+    meaning:
+      'the identity provider for dashboard sign-in (its issuer URL; https, http only on loopback); with `OIDC_CLIENT_ID` and `OIDC_CLIENT_SECRET`, all three or none (see [Single sign-on](#single-sign-on))',
+  },
+  {
+    variable: '`OIDC_CLIENT_ID`',
+    default: 'unset',
+    meaning: "the gateway's client id at the identity provider",
+  },
+  {
+    variable: '`OIDC_CLIENT_SECRET`',
+    default: 'unset',
+    meaning: "the gateway's client secret at the identity provider",
+  },
+  {
+    variable: '`SESSION_IDLE_MINUTES`',
+    default: '`30`',
+    meaning: 'a dashboard session unused for this long ends (1..1440)',
+  },
+  {
+    variable: '`SESSION_MAX_HOURS`',
+    default: '`12`',
+    meaning: 'a dashboard session ends this long after sign-in, used or not (1..720)',
   },
   {
     variable: '`WEBHOOK_REJECTED_RETENTION_DAYS`',

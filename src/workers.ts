@@ -1,6 +1,7 @@
 import { purgeExpired } from './db/idempotency.js';
 import { purgeRejectedInbound } from './db/inbound.js';
 import {
+  purgeEndedSessions,
   purgeOldDeliveryAttempts,
   purgeOldInbound,
   purgeOldTransmissions,
@@ -37,6 +38,7 @@ export async function purgeHistory(gw: Gateway): Promise<Record<string, number>>
     ['inbound_events', () => purgeOldInbound(gw.pool, r.inboundDays)],
     ['delivery_attempts', () => purgeOldDeliveryAttempts(gw.pool, r.deliveryAttemptsDays)],
     ['provider_transmissions', () => purgeOldTransmissions(gw.pool, TRANSMISSION_MEMORY_DAYS)],
+    ['operator_sessions', () => purgeEndedSessions(gw.pool)],
   ];
   const deleted: Record<string, number> = {};
   for (const [table, purge] of purges) {

@@ -1,7 +1,9 @@
 /**
- * The one way the dashboard talks to the gateway: the admin API with the operator's token as
- * a bearer header. The token lives in sessionStorage (gone when the tab closes) and never in
- * a URL. A 401 anywhere ends the session and returns to the sign-in screen.
+ * The one way the dashboard talks to the gateway: the admin API, either with a token as a
+ * bearer header (ADMIN_TOKEN or a personal token, kept in sessionStorage, gone when the tab
+ * closes, never in a URL) or with the session cookie of a single sign-on (HttpOnly: this code
+ * never sees it) plus its CSRF token on every change. A 401 anywhere ends the session and
+ * returns to the sign-in screen.
  */
 import { parseJsonExact } from './json';
 
@@ -16,7 +18,7 @@ export class ApiFailure extends Error {
   }
 }
 
-type Listener = (reason: 'expired' | 'signed-out') => void;
+type Listener = (reason: 'expired' | 'session-ended' | 'signed-out') => void;
 const listeners = new Set<Listener>();
 
 export function onSessionEnd(fn: Listener): () => void {
@@ -28,12 +30,52 @@ export function getToken(): string | null {
   return sessionStorage.getItem(TOKEN_KEY);
 }
 
+/** Who is signed in (GET /admin/me). */
+export interface Me {
+  actor: string;
+  email: string | null;
+  name: string | null;
+  role: 'viewer' | 'support' | 'finance' | 'admin';
+  token_name: string | null;
+  csrf_token: string | null;
+}
+
+/** The CSRF token of a cookie session; null when signed in with a token. */
+let csrfToken: string | null = null;
+
+export function setSession(me: Me): void {
+  csrfToken = me.csrf_token;
+}
+
+/** The signed-in operator through the session cookie, or null (no session, or it ended). */
+export async function resumeSession(): Promise<Me | null> {
+  try {
+    const me = await request<Me>('GET', '/admin/me', undefined, null);
+    setSession(me);
+    return me;
+  } catch {
+    return null;
+  }
+}
+
 export function setToken(token: string): void {
   sessionStorage.setItem(TOKEN_KEY, token);
 }
 
 export function signOut(reason: 'expired' | 'signed-out' = 'signed-out'): void {
   sessionStorage.removeItem(TOKEN_KEY);
+  if (csrfToken !== null) {
+    // Ends the session on the gateway too, so a copied cookie stops working.
+    const headers = { 'X-CSRF-Token': csrfToken };
+    const why = reason === 'expired' ? 'session-ended' : reason;
+    csrfToken = null;
+    void fetch('/auth/sign-out', { method: 'POST', headers, credentials: 'same-origin' })
+      .catch(() => undefined)
+      .finally(() => {
+        for (const fn of listeners) fn(why);
+      });
+    return;
+  }
   for (const fn of listeners) fn(reason);
 }
 
@@ -46,6 +88,7 @@ export async function request<T>(
 ): Promise<T> {
   const headers: Record<string, string> = {};
   if (token) headers.Authorization = `Bearer ${token}`;
+  else if (csrfToken !== null && method !== 'GET') headers['X-CSRF-Token'] = csrfToken;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;
   try {
@@ -54,7 +97,8 @@ export async function request<T>(
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       cache: 'no-store',
-      credentials: 'omit',
+      // A token request never carries the cookie; a session request is nothing without it.
+      credentials: token ? 'omit' : 'same-origin',
     });
   } catch {
     throw new ApiFailure(0, 'the gateway did not answer (network error)');

@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { getToken, onSessionEnd, signOut } from './api';
+import { api, getToken, onSessionEnd, resumeSession, signOut, type Me } from './api';
 import { Link } from './components';
 import { Apps } from './pages/Apps';
 import { Audit } from './pages/Audit';
@@ -13,6 +13,7 @@ import { PaymentDetailPage } from './pages/PaymentDetail';
 import { Payments } from './pages/Payments';
 import { Ledger } from './pages/Ledger';
 import { Reconciliation } from './pages/Reconciliation';
+import { Operators } from './pages/Operators';
 import { Refunds } from './pages/Refunds';
 import { SignIn } from './pages/SignIn';
 import { Stuck } from './pages/Stuck';
@@ -31,9 +32,10 @@ const NAV: { path: string; label: string }[] = [
   { path: '/deliveries', label: 'Dead deliveries' },
   { path: '/stuck', label: 'Stuck' },
   { path: '/audit', label: 'Audit log' },
+  { path: '/operators', label: 'Operators' },
 ];
 
-function Page({ loc }: { loc: Location }) {
+function Page({ loc, me }: { loc: Location; me: Me }) {
   const detail = /^\/payments\/([^/]+)$/.exec(loc.path);
   if (detail?.[1]) return <PaymentDetailPage key={detail[1]} id={detail[1]} />;
   const endpoints = /^\/apps\/([^/]+)\/endpoints$/.exec(loc.path);
@@ -64,6 +66,8 @@ function Page({ loc }: { loc: Location }) {
       return <Stuck />;
     case '/audit':
       return <Audit loc={loc} />;
+    case '/operators':
+      return <Operators me={me} />;
     default:
       return (
         <>
@@ -76,30 +80,58 @@ function Page({ loc }: { loc: Location }) {
   }
 }
 
+/** Who is signed in: with a token (sessionStorage), or with the single sign-on cookie. */
+async function whoAmI(): Promise<Me | null> {
+  if (getToken() === null) return resumeSession();
+  try {
+    return await api<Me>('GET', '/admin/me');
+  } catch {
+    return null;
+  }
+}
+
 function Shell() {
   const loc = useLocation();
-  const [signedIn, setSignedIn] = useState(() => getToken() !== null);
+  const [me, setMe] = useState<Me | null | 'checking'>('checking');
+  const [attempt, setAttempt] = useState(0);
   const [notice, setNotice] = useState<string | null>(null);
   useEffect(
     () =>
       onSessionEnd((reason) => {
-        setSignedIn(false);
+        setMe(null);
         setNotice(
           reason === 'expired'
             ? 'The gateway refused the token (401). Sign in again.'
-            : 'Signed out.',
+            : reason === 'session-ended'
+              ? 'The session ended (401). Sign in again.'
+              : 'Signed out.',
         );
       }),
     [],
   );
+  useEffect(() => {
+    let live = true;
+    void whoAmI().then((m) => live && setMe(m));
+    return () => {
+      live = false;
+    };
+  }, [attempt]);
 
-  if (!signedIn) {
+  if (me === 'checking') {
+    return (
+      <main class="signin">
+        <p class="muted">Checking the session…</p>
+      </main>
+    );
+  }
+  if (me === null) {
     return (
       <SignIn
         notice={notice}
         onSignedIn={() => {
           setNotice(null);
-          setSignedIn(true);
+          setMe('checking');
+          setAttempt((n) => n + 1);
         }}
       />
     );
@@ -124,12 +156,15 @@ function Shell() {
           </ul>
         </nav>
         <SearchBox q={loc.path === '/payments' ? (loc.params.get('q') ?? '') : ''} />
+        <span class="whoami muted small" title={me.token_name ? `token ${me.token_name}` : ''}>
+          {me.email ?? 'root (ADMIN_TOKEN)'} · {me.role}
+        </span>
         <button type="button" class="signout" onClick={() => signOut('signed-out')}>
           Sign out
         </button>
       </header>
       <main id="main">
-        <Page loc={loc} />
+        <Page loc={loc} me={me} />
       </main>
     </>
   );

@@ -263,6 +263,14 @@ export const AUDIT_ACTIONS = [
   'payment.refund',
   'payment.retry_webhook',
   'payment.sync',
+  'exception.resolve',
+  'operator.create',
+  'operator.update',
+  'operator.token_create',
+  'operator.token_revoke',
+  'operator.sign_in',
+  'operator.sign_out',
+  'admin_token.update',
 ] as const;
 
 export interface AuditEntry {
@@ -275,6 +283,37 @@ export interface AuditEntry {
   request_id: string;
   source_ip: string;
   details: Record<string, unknown>;
+  /** root (ADMIN_TOKEN) or the operator id. */
+  actor: string;
+  actor_email: string | null;
+  actor_token_name: string | null;
+}
+
+/** docs/api.md#operators */
+export interface Operator {
+  id: string;
+  email: string;
+  name: string;
+  role: 'viewer' | 'support' | 'finance' | 'admin';
+  disabled: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OperatorToken {
+  id: string;
+  operator_id: string;
+  name: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+/** Who did it, as the audit log names them. */
+export function actorText(e: Pick<AuditEntry, 'actor' | 'actor_email' | 'actor_token_name'>) {
+  const who = e.actor === 'root' ? 'root (ADMIN_TOKEN)' : (e.actor_email ?? e.actor);
+  return e.actor_token_name ? `${who} via token ${e.actor_token_name}` : who;
 }
 
 /** docs/api.md#ledger */

@@ -58,3 +58,18 @@ export async function purgeOldTransmissions(
   );
   return res.rowCount ?? 0;
 }
+
+/**
+ * Dashboard sessions that ended (sign-out) or expired more than a day ago: they open nothing
+ * any more, and the audit log keeps the sign-in and sign-out. Sessions still live stay.
+ */
+export async function purgeEndedSessions(db: Queryable, batch = 1000): Promise<number> {
+  const res = await db.query(
+    `DELETE FROM operator_sessions WHERE id_hash IN (
+       SELECT id_hash FROM operator_sessions
+       WHERE least(coalesce(ended_at, expires_at), expires_at) < now() - interval '1 day'
+       LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+    [batch],
+  );
+  return res.rowCount ?? 0;
+}

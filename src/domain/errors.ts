@@ -18,6 +18,13 @@ const ERRORS = {
   timestamp_out_of_range: { status: 401, body: 'timestamp out of range' },
   bad_signature: { status: 401, body: 'bad signature' },
   unauthorized: { status: 401, body: 'unauthorized' },
+  sign_in_failed: { status: 401, body: (why: string) => `sign-in failed: ${why}` },
+  // 403: a known operator, a route their role may not use (docs/operations.md#operator-roles)
+  forbidden: {
+    status: 403,
+    body: (role: string, action: string) => `forbidden: role ${role} cannot ${action}`,
+  },
+  csrf_failed: { status: 403, body: 'forbidden: missing or wrong CSRF token' },
   // 404
   not_found: { status: 404, body: 'not found' },
   payment_not_found: { status: 404, body: 'payment not found' },
@@ -26,9 +33,12 @@ const ERRORS = {
   dispute_not_found: { status: 404, body: 'dispute not found' },
   endpoint_not_found: { status: 404, body: 'endpoint not found' },
   unknown_payment: { status: 404, body: 'unknown payment' },
+  operator_not_found: { status: 404, body: 'operator not found' },
+  token_not_found: { status: 404, body: 'token not found' },
   // 408..431: Node's and the router's own refusals
   request_timeout: { status: 408, body: 'request timeout' },
   idempotency_conflict: { status: 409, body: 'idempotency conflict — different body for same key' },
+  operator_exists: { status: 409, body: 'an operator with this email already exists' },
   body_too_large: { status: 413, body: 'body too large' },
   uri_too_long: { status: 414, body: 'uri too long' },
   headers_too_large: { status: 431, body: 'headers too large' },
@@ -71,6 +81,14 @@ const ERRORS = {
   exception_already_resolved: {
     status: 422,
     body: (resolution: string) => `exception already ${resolution}`,
+  },
+  last_admin: {
+    status: 422,
+    body: 'the last enabled admin cannot be disabled or demoted while ADMIN_TOKEN is off',
+  },
+  admin_token_needs_admin: {
+    status: 422,
+    body: 'ADMIN_TOKEN can be turned off only while an enabled admin operator exists',
   },
   // 429
   too_many_unverified_webhooks: { status: 429, body: 'too many unverified webhooks' },

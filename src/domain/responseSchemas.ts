@@ -10,6 +10,7 @@ import type { OutboundEventType } from './events.js';
 import { ENDPOINT_SCHEMAS } from './endpointResponseSchemas.js';
 import { RECONCILIATION_SCHEMAS } from './reconciliationSchemas.js';
 import { LEDGER_TYPES, MODES, PAYMENT_STATUSES, PROVIDERS } from './types.js';
+import { OPERATOR_RESPONSE_SCHEMAS } from './operatorResponseSchemas.js';
 
 const str = (description?: string, examples?: readonly unknown[]): JsonSchema => ({
   type: 'string',
@@ -636,13 +637,29 @@ const AuditList = object({
       action: str(),
       target_type: {
         type: 'string',
-        enum: ['app', 'payment', 'endpoint', 'reconciliation_import', 'reconciliation_run'],
+        enum: [
+          'app',
+          'payment',
+          'endpoint',
+          'reconciliation_import',
+          'reconciliation_run',
+          'exception',
+          'operator',
+          'setting',
+        ],
       },
       target_id: str(),
       outcome: str(),
       request_id: str(),
       source_ip: str(),
       details: { type: 'object' },
+      actor: {
+        type: 'string',
+        pattern: '^(root|system|op_[0-9a-f]{24})$',
+        description: 'root (ADMIN_TOKEN) or the operator id.',
+      },
+      actor_email: nullable(str("The operator's email then; null for root.")),
+      actor_token_name: nullable(str('The personal token used, if one was.')),
     }),
   ),
 });
@@ -728,6 +745,7 @@ export const RESPONSE_SCHEMAS = {
   Payouts,
   Stuck,
   AuditList,
+  ...OPERATOR_RESPONSE_SCHEMAS,
   WebhookAck,
   ...ENDPOINT_SCHEMAS,
   Health: object({ status: { const: 'ok' } }),

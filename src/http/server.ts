@@ -19,6 +19,7 @@ import { isMarkedDurable, sendError, sendText } from './reply.js';
 import { adminRoutes, metricsRoute } from './routes/admin.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { healthRoutes } from './routes/health.js';
+import { signInRoutes } from './routes/signIn.js';
 import { v1Routes } from './routes/v1.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
@@ -28,6 +29,21 @@ export const BODY_LIMIT = 1024 * 1024;
 const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 
 export type HttpServer = ReturnType<typeof buildHttpServer>;
+
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+}
+
+const routeLists = new WeakMap<object, RegisteredRoute[]>();
+
+/**
+ * Every route the server registered, as Fastify saw it (the role-matrix test walks the admin
+ * ones, so a route added without a matrix row is caught by name).
+ */
+export function registeredRoutes(server: HttpServer): readonly RegisteredRoute[] {
+  return routeLists.get(server) ?? [];
+}
 
 /** A part the process assembly mounts beside the gateway's own routes (the simulators). */
 export interface Mount {
@@ -105,8 +121,11 @@ export function buildHttpServer(gw: Gateway, mounts: readonly Mount[] = []) {
     }
     return payload;
   };
+  const routes: RegisteredRoute[] = [];
+  routeLists.set(app, routes);
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
+    for (const method of methods) routes.push({ method, url: route.url });
     // Reads change nothing; a mounted part with its own state (the simulators stand in for
     // providers) is not ours to make durable.
     const apart = mounts.some((m) => m.ownState && route.url.startsWith(`${m.prefix}/`));
@@ -153,6 +172,7 @@ export function buildHttpServer(gw: Gateway, mounts: readonly Mount[] = []) {
   app.register(webhookRoutes(gw));
   app.register(adminRoutes(gw), { prefix: '/admin' });
   app.register(metricsRoute(gw));
+  app.register(signInRoutes(gw));
   app.register(dashboardRoutes());
   app.register(openApiRoute());
   for (const m of mounts) app.register(m.routes, { prefix: m.prefix });

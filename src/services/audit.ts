@@ -29,16 +29,47 @@ export const AUDIT_ACTIONS = [
   'payment.sync',
   'reconciliation.import',
   'reconciliation.run',
+  'exception.resolve',
+  'operator.create',
+  'operator.update',
+  'operator.token_create',
+  'operator.token_revoke',
+  'operator.sign_in',
+  'operator.sign_out',
+  'admin_token.update',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Who acted: ADMIN_TOKEN ('root'), or an operator, and the name of the token they used. */
+export interface AuditActor {
+  id: string;
+  email: string | null;
+  tokenName: string | null;
+}
+
+export const ROOT_ACTOR: AuditActor = { id: 'root', email: null, tokenName: null };
+/** The gateway itself, for a change no request asked for (a job). */
+export const SYSTEM_ACTOR: AuditActor = { id: 'system', email: null, tokenName: null };
 
 export interface AuditSource {
   requestId: string;
   sourceIp: string;
+  actor: AuditActor;
 }
 
+export const AUDIT_TARGET_TYPES = [
+  'app',
+  'payment',
+  'endpoint',
+  'reconciliation_import',
+  'reconciliation_run',
+  'exception',
+  'operator',
+  'setting',
+] as const;
+
 export interface AuditChange {
-  targetType: 'app' | 'payment' | 'endpoint' | 'reconciliation_import' | 'reconciliation_run';
+  targetType: (typeof AUDIT_TARGET_TYPES)[number];
   targetId: string;
   outcome: string;
   details?: Record<string, unknown>;
@@ -57,6 +88,9 @@ export function auditFor(source: AuditSource, action: AuditAction): Audit {
       requestId: source.requestId,
       sourceIp: source.sourceIp,
       details: change.details ?? {},
+      actor: source.actor.id,
+      actorEmail: source.actor.email,
+      actorTokenName: source.actor.tokenName,
     });
 }
 
@@ -86,12 +120,21 @@ export interface AuditEntryView {
   request_id: string;
   source_ip: string;
   details: Record<string, unknown>;
+  actor: string;
+  actor_email: string | null;
+  actor_token_name: string | null;
 }
 
-/** GET /admin/audit: newest first, limit/before paging, action and target_id filters. */
+/**
+ * An actor as the filter takes it: root (ADMIN_TOKEN), system (what the gateway does by
+ * itself, such as disabling an endpoint that kept failing), or an operator id.
+ */
+export const ACTOR_PATTERN = /^(root|system|op_[0-9a-f]{24})$/;
+
+/** GET /admin/audit: newest first, limit/before paging, action, target_id and actor filters. */
 export async function listAudit(
   db: Queryable,
-  q: { limit?: string; before?: string; action?: string; target_id?: string },
+  q: { limit?: string; before?: string; action?: string; target_id?: string; actor?: string },
 ): Promise<{ entries: AuditEntryView[] }> {
   const limit = parseListLimit(q.limit);
   let before: number | null = null;
@@ -112,7 +155,11 @@ export async function listAudit(
   ) {
     throw apiError('invalid', 'target_id must be at most 200 characters of text');
   }
-  const rows = await listAuditRows(db, { action, targetId, before, limit });
+  const actor = q.actor === undefined || q.actor === '' ? null : q.actor;
+  if (actor !== null && !ACTOR_PATTERN.test(actor)) {
+    throw apiError('invalid', 'actor must be root, system or an operator id');
+  }
+  const rows = await listAuditRows(db, { action, targetId, actor, before, limit });
   return {
     entries: rows.map((r) => ({
       id: r.id,
@@ -124,6 +171,9 @@ export async function listAudit(
       request_id: r.request_id,
       source_ip: r.source_ip,
       details: r.details,
+      actor: r.actor,
+      actor_email: r.actor_email,
+      actor_token_name: r.actor_token_name,
     })),
   };
 }

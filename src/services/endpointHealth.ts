@@ -3,6 +3,7 @@
  * and latest attempts, and the job that disables an endpoint failing for days.
  */
 import { insertAuditEntry } from '../db/audit.js';
+import { SYSTEM_ACTOR } from './audit.js';
 import * as db from '../db/endpoints.js';
 import { withTransaction, type Pool } from '../db/pool.js';
 import { STATS_DAYS } from '../domain/endpointSchemas.js';
@@ -92,6 +93,9 @@ export async function disableFailingEndpoints(
         outcome: 'disabled',
         requestId: 'auto-disable',
         sourceIp: '',
+        actor: SYSTEM_ACTOR.id,
+        actorEmail: null,
+        actorTokenName: null,
         details: { app_id: r.app_id, failing_since: r.failing_since.toISOString(), days },
       });
     }

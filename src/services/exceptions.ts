@@ -1,12 +1,13 @@
 import * as exceptionsDb from '../db/exceptions.js';
 import type { ExceptionKind, ExceptionRow } from '../db/exceptions.js';
 import type { PaymentRow } from '../db/payments.js';
-import type { Pool, Queryable } from '../db/pool.js';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import { parseListLimit } from '../domain/adminQuery.js';
 import { apiError } from '../domain/errors.js';
 import { RESOLVE_EXCEPTION } from '../domain/schemas.js';
 import { isPaymentId, newId } from '../domain/ids.js';
 import { paymentExceptions } from '../metrics.js';
+import type { Audit } from './audit.js';
 
 /** What a provider reported that the payment's state cannot show (docs/api.md#exceptions). */
 export interface DetectedCharge {
@@ -99,8 +100,11 @@ export async function listExceptions(
 
 const badCursor = () => apiError('invalid', 'before must be an exception id from a previous page');
 
-/** POST /admin/exceptions/{id}/resolve with { "note": "..." }: manual -> resolved, once. */
-export async function resolveException(db: Pool, id: string, body: unknown) {
+/**
+ * POST /admin/exceptions/{id}/resolve with { "note": "..." }: manual -> resolved, once; the
+ * audit entry (on the payment, so its page shows who resolved it) in the same transaction.
+ */
+export async function resolveException(db: Pool, id: string, body: unknown, audit: Audit) {
   const note = (body as { note?: unknown } | null)?.note;
   const { messages, schema } = RESOLVE_EXCEPTION;
   if (typeof note !== 'string' || note.trim() === '') throw apiError('invalid', messages.note);
@@ -108,7 +112,19 @@ export async function resolveException(db: Pool, id: string, body: unknown) {
     throw apiError('invalid', messages.note_length);
   const found = isPaymentId(id) ? await exceptionsDb.findException(db, id) : null;
   if (!found) throw apiError('exception_not_found');
-  const resolved = await exceptionsDb.resolveException(db, id, note);
+  const resolved = await withTransaction(db, async (tx) => {
+    const row = await exceptionsDb.resolveException(tx, id, note);
+    if (row) {
+      // A reconciliation item may name no payment (a charge the gateway never heard of).
+      await audit(tx, {
+        targetType: row.payment_id ? 'payment' : 'exception',
+        targetId: row.payment_id ?? row.id,
+        outcome: 'resolved',
+        details: { exception_id: row.id, kind: row.kind, note },
+      });
+    }
+    return row;
+  });
   if (!resolved) throw apiError('exception_already_resolved', found.resolution);
   return toExceptionView(resolved);
 }

@@ -210,6 +210,7 @@ test('phone: every navigation link is inside the 390 px viewport, nothing scroll
     'Dead deliveries',
     'Stuck',
     'Audit log',
+    'Operators',
   ]);
   const boxes = await links.evaluateAll((els) =>
     els.map((e) => {

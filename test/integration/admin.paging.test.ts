@@ -55,9 +55,10 @@ before(async () => {
     );
     await sql(
       gw.databaseUrl,
-      `INSERT INTO audit_log (at, action, target_type, target_id, outcome, request_id, source_ip)
+      `INSERT INTO audit_log (at, action, target_type, target_id, outcome, request_id, source_ip,
+         actor)
        VALUES (${at.replace('$2', '$1').replace('$3', '$2')}, 'payment.sync', 'payment', $3,
-         'unchanged', 'req', '127.0.0.1')`,
+         'unchanged', 'req', '127.0.0.1', 'root')`,
       [BASE, us, id],
     );
   }

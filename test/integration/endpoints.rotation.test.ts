@@ -306,9 +306,11 @@ describe('recover and auto-disable', () => {
     assert.equal(e?.disabled, true);
     assert.equal(e?.disabled_reason, 'every attempt failed for 5 days');
     const audit = (await gw.admin('GET', `/admin/audit?action=endpoint.auto_disable`)).json<{
-      entries: { target_type: string; target_id: string; outcome: string }[];
+      entries: { target_type: string; target_id: string; outcome: string; actor: string }[];
     }>().entries;
     assert.equal(audit[0]?.target_type, 'endpoint');
+    // The gateway acted by itself: neither root nor an operator.
+    assert.equal(audit[0]?.actor, 'system');
     assert.equal(audit[0]?.target_id, ep.endpoint_id);
     assert.equal(audit[0]?.outcome, 'disabled');
     // Nothing more to disable.

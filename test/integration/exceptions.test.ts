@@ -194,6 +194,20 @@ test('resolve: a note marks a manual exception resolved once', async () => {
   assert.equal(resolved.note, 'refunded in the provider dashboard');
   assertTimestamp(resolved.resolved_at);
   assertError(await gw.admin('POST', path, { note: 'again' }), 422, 'exception already resolved');
+  // Who resolved it, once, on the payment's audit trail.
+  const audit = await gw.admin('GET', `/admin/audit?action=exception.resolve&target_id=${p.id}`);
+  assert.deepEqual(
+    audit
+      .json<{ entries: { actor: string; outcome: string; details: unknown }[] }>()
+      .entries.map((a) => [a.actor, a.outcome, a.details]),
+    [
+      [
+        'root',
+        'resolved',
+        { exception_id: e.id, kind: e.kind, note: 'refunded in the provider dashboard' },
+      ],
+    ],
+  );
   assertError(
     await gw.admin('POST', `/admin/exceptions/${'0'.repeat(32)}/resolve`, { note: 'n' }),
     404,

@@ -255,8 +255,10 @@ describe('GET /admin/audit', () => {
       ['before=0', 'before must be an audit entry id from a previous page'],
       [
         'action=app.delete',
-        'action must be one of app.create, app.update, app.regenerate_keys, app.redeliver, endpoint.create, endpoint.update, endpoint.disable, endpoint.rotate_secret, endpoint.recover, endpoint.auto_disable, payment.cancel, payment.refund, payment.retry_webhook, payment.sync, reconciliation.import, reconciliation.run',
+        'action must be one of app.create, app.update, app.regenerate_keys, app.redeliver, endpoint.create, endpoint.update, endpoint.disable, endpoint.rotate_secret, endpoint.recover, endpoint.auto_disable, payment.cancel, payment.refund, payment.retry_webhook, payment.sync, reconciliation.import, reconciliation.run, exception.resolve, operator.create, operator.update, operator.token_create, operator.token_revoke, operator.sign_in, operator.sign_out, admin_token.update',
       ],
+      ['actor=bob', 'actor must be root, system or an operator id'],
+      ['actor=op_123', 'actor must be root, system or an operator id'],
       [`target_id=${'x'.repeat(201)}`, 'target_id must be at most 200 characters of text'],
       ['target_id=a%00', 'target_id must be at most 200 characters of text'],
     ];

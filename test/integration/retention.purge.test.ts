@@ -175,6 +175,19 @@ test('old inbound events, finished deliveries’ old attempts and expired idempo
             ('wallet_psp', 'tx-recent', '\\x00', now() - interval '4 days')`,
   );
 
+  // Dashboard sessions: signed out two days ago, expired two days ago, signed out an hour
+  // ago, live. Only the first two go.
+  await pool.query(
+    `INSERT INTO operators (id, email, name, role) VALUES ('op_${'5'.repeat(24)}', 'r@example.com', 'R', 'viewer')`,
+  );
+  await pool.query(
+    `INSERT INTO operator_sessions (id_hash, operator_id, csrf_token, created_at, last_seen_at, expires_at, ended_at)
+     VALUES ('\\x01', 'op_${'5'.repeat(24)}', 'c', now() - interval '3 days', now() - interval '3 days', now() + interval '1 hour', now() - interval '2 days'),
+            ('\\x02', 'op_${'5'.repeat(24)}', 'c', now() - interval '3 days', now() - interval '3 days', now() - interval '2 days', NULL),
+            ('\\x03', 'op_${'5'.repeat(24)}', 'c', now() - interval '2 hours', now() - interval '2 hours', now() + interval '1 hour', now() - interval '1 hour'),
+            ('\\x04', 'op_${'5'.repeat(24)}', 'c', now(), now(), now() + interval '12 hours', NULL)`,
+  );
+
   const deleted = await purgeHistory(h.gw.running.gw);
   assert.deepEqual(deleted, {
     idempotency_keys: 1,
@@ -182,7 +195,15 @@ test('old inbound events, finished deliveries’ old attempts and expired idempo
     inbound_events: oldInbound,
     delivery_attempts: 2,
     provider_transmissions: 1,
+    operator_sessions: 2,
   });
+  const sessions = await pool.query<{ id_hash: Buffer }>(
+    `SELECT id_hash FROM operator_sessions ORDER BY id_hash`,
+  );
+  assert.deepEqual(
+    sessions.rows.map((r) => r.id_hash.toString('hex')),
+    ['03', '04'],
+  );
   const kept = await pool.query<{ transmission_id: string }>(
     `SELECT transmission_id FROM provider_transmissions WHERE transmission_id LIKE 'tx-%'`,
   );
@@ -225,7 +246,7 @@ test('old inbound events, finished deliveries’ old attempts and expired idempo
 
   // Nothing left to do: a second run deletes nothing.
   const again = await purgeHistory(h.gw.running.gw);
-  assert.deepEqual(Object.values(again), [0, 0, 0, 0, 0]);
+  assert.deepEqual(Object.values(again), [0, 0, 0, 0, 0, 0]);
 });
 
 test('two instances purging at once in batches of one delete each old attempt once and skip none', async () => {

@@ -96,7 +96,7 @@ function checkDefaults(
 }
 
 test("the documented single-value defaults are the code's", () => {
-  assert.ok(checkDefaults(GATEWAY_SETTINGS, loadConfig, GATEWAY_BASE) === 38);
+  assert.ok(checkDefaults(GATEWAY_SETTINGS, loadConfig, GATEWAY_BASE) === 40);
   assert.ok(checkDefaults(SIMULATORS_SETTINGS, loadSimulatorsConfig, SIMULATORS_BASE) === 5);
 });
 

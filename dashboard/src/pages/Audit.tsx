@@ -1,20 +1,25 @@
 import { query } from '../api';
 import { Empty, Load, PageTitle, Time, useApi } from '../components';
 import { href, navigate, type Location } from '../router';
-import { AUDIT_ACTIONS, type AuditEntry } from '../types';
+import { actorText, AUDIT_ACTIONS, type AuditEntry, type Operator } from '../types';
 
 const LIMIT = 50;
 
-/** Every admin change, newest first: who asked (request id, address), what, and the outcome. */
+/**
+ * Every admin change, newest first: who did it (root or the operator, and the token), from
+ * where (request id, address), what, and the outcome; filtered by person, action or target.
+ */
 export function Audit({ loc }: { loc: Location }) {
   const action = loc.params.get('action') ?? '';
   const target = loc.params.get('target_id') ?? '';
+  const actor = loc.params.get('actor') ?? '';
   const before = loc.params.get('before') ?? '';
   const r = useApi<{ entries: AuditEntry[] }>(
-    `/admin/audit${query({ action, target_id: target, before, limit: LIMIT })}`,
+    `/admin/audit${query({ action, target_id: target, actor, before, limit: LIMIT })}`,
   );
+  const people = useApi<{ operators: Operator[] }>('/admin/operators');
   const go = (next: Record<string, string>) =>
-    navigate(href('/audit', { action, target_id: target, before: '', ...next }));
+    navigate(href('/audit', { action, target_id: target, actor, before: '', ...next }));
 
   return (
     <>
@@ -43,6 +48,18 @@ export function Audit({ loc }: { loc: Location }) {
           </select>
         </label>
         <label>
+          Person
+          <select name="actor" value={actor} onChange={(e) => go({ actor: e.currentTarget.value })}>
+            <option value="">anyone</option>
+            <option value="root">root (ADMIN_TOKEN)</option>
+            {(people.data?.operators ?? []).map((o) => (
+              <option key={o.id} value={o.id}>
+                {o.email}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
           Target id
           <input name="target_id" class="mono" defaultValue={target} spellcheck={false} />
         </label>
@@ -61,6 +78,7 @@ export function Audit({ loc }: { loc: Location }) {
                     <thead>
                       <tr>
                         <th>When</th>
+                        <th>Who</th>
                         <th>Action</th>
                         <th>Target</th>
                         <th>Outcome</th>
@@ -75,6 +93,7 @@ export function Audit({ loc }: { loc: Location }) {
                           <td>
                             <Time iso={e.at} />
                           </td>
+                          <td data-field="actor">{actorText(e)}</td>
                           <td data-field="action">{e.action}</td>
                           <td class="mono small" data-field="target">
                             {e.target_type} {e.target_id}

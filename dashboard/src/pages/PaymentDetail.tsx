@@ -19,6 +19,7 @@ import { href } from '../router';
 import { ScenarioBadge } from '../scenario';
 import type { InboundEvent, PaymentDelivery, PaymentDetail, RefundRow } from '../types';
 import { DisputeTable } from './Disputes';
+import { OperatorActions } from './OperatorActions';
 
 type Action = 'cancel' | 'refund' | 'retry';
 
@@ -421,6 +422,8 @@ export function PaymentDetailPage({ id }: { id: string }) {
           }
         </Load>
       </section>
+
+      <OperatorActions key={done ?? ''} paymentId={id} />
     </>
   );
 }

@@ -2,8 +2,18 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure, request, setToken } from '../api';
 import { errorText } from '../components';
 
-/** The operator's admin token, checked against the gateway before it is kept. */
+/**
+ * Single sign-on through the operator's identity provider when the gateway has it configured,
+ * or a token (ADMIN_TOKEN or a personal pgo_ token), checked against the gateway before it is
+ * kept.
+ */
 export function SignIn({ notice, onSignedIn }: { notice: string | null; onSignedIn: () => void }) {
+  const [sso, setSso] = useState(false);
+  useEffect(() => {
+    void request<{ oidc: boolean }>('GET', '/auth/methods', undefined, null)
+      .then((m) => setSso(m.oidc))
+      .catch(() => setSso(false));
+  }, []);
   const [token, setTokenInput] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -23,7 +33,7 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
     setBusy(true);
     setError(null);
     try {
-      await request('GET', '/admin/apps', undefined, t);
+      await request('GET', '/admin/me', undefined, t);
       setToken(t);
       onSignedIn();
     } catch (err) {
@@ -42,12 +52,22 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
     <main class="signin">
       <form class="card" onSubmit={(e) => void submit(e)} aria-labelledby="signin-title">
         <h1 id="signin-title">Paygate operator</h1>
-        <p class="muted">Sign in with the gateway's admin token (ADMIN_TOKEN).</p>
         {notice && (
           <p class="state notice" role="status">
             {notice}
           </p>
         )}
+        {sso && (
+          <p>
+            <a class="button primary" href="/auth/oidc/start">
+              Sign in with single sign-on
+            </a>
+          </p>
+        )}
+        <p class="muted">
+          {sso ? 'Or sign in with' : 'Sign in with'} the gateway's admin token (ADMIN_TOKEN) or a
+          personal API token.
+        </p>
         <label for="token">Admin token</label>
         <input
           id="token"

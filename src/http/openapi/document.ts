@@ -29,9 +29,9 @@ import type { ErrorBody } from './errors.js';
 import { EXAMPLES } from './examples.js';
 import { endpointOperations, REGENERATE_RULES, ROTATE } from './endpoints.js';
 import { reconciliationOperations } from './reconciliation.js';
-import type { Operation, Param, Security } from './types.js';
-
-type Json = Record<string, unknown>;
+import type { Json, Operation, Param, Security } from './types.js';
+import { operatorOperations } from './operators.js';
+import { ROLES, rolesFor, ruleFor } from '../../auth/roles.js';
 
 const PAYMENT_ID_PARAM: Param = {
   name: 'payment_id',
@@ -708,10 +708,16 @@ function operations(): Operation[] {
         q('before', { type: 'integer', minimum: 1 }, 'An entry id from the previous page.'),
         q('action', { type: 'string', enum: [...AUDIT_ACTIONS] }),
         q('target_id', PARAMS.auditTargetId),
+        q(
+          'actor',
+          { type: 'string', pattern: '^(root|system|op_[0-9a-f]{24})$' },
+          'root (ADMIN_TOKEN) or an operator id: what that person did.',
+        ),
       ],
       ok: { 200: { schema: 'AuditList', description: 'The entries.', example: EXAMPLES.audit } },
       errors: E.merge(E.LIST_LIMIT, E.AUDIT_LIST),
     },
+    ...operatorOperations(),
     // ------------------------------------------------------------------ health and others
     {
       method: 'get',
@@ -875,15 +881,30 @@ function requestBody(body: NonNullable<Operation['body']>): Json {
 
 function securityOf(s: Security): Json[] {
   if (s === 'app') return [{ payKey: [], payTimestamp: [], paySignature: [] }];
-  if (s === 'admin') return [{ adminToken: [] }];
+  if (s === 'admin') return [{ adminToken: [] }, { operatorToken: [] }, { sessionCookie: [] }];
   return [];
+}
+
+/**
+ * An admin route's refusals by role (src/auth/roles.ts, the matrix the guard reads): 403 for
+ * the roles below its least one, and the CSRF 403 of a change made with the session cookie.
+ */
+function roleErrors(op: Operation): E.ErrorTable {
+  const allowed = rolesFor(op.method, op.path);
+  const refused = ROLES.filter((r) => !allowed.includes(r));
+  const rule = ruleFor(op.method, op.path);
+  return E.merge(
+    E.ADMIN_AUTH,
+    refused.length > 0 ? E.forbidden(rule.action, refused) : {},
+    op.method === 'get' ? {} : E.CSRF,
+  );
 }
 
 function renderOperation(op: Operation): Json {
   const responses: Json = {};
   const errors = E.merge(
     E.HTTP_LAYER,
-    op.security === 'app' ? E.APP_AUTH : op.security === 'admin' ? E.ADMIN_AUTH : {},
+    op.security === 'app' ? E.APP_AUTH : op.security === 'admin' ? roleErrors(op) : {},
     op.errors,
     op.path === '/healthz' ? {} : E.EVERY_ROUTE,
   );
@@ -899,6 +920,8 @@ function renderOperation(op: Operation): Json {
         description: ok.description,
         content: { 'application/json': media },
       };
+    } else if (ok && 'empty' in ok) {
+      responses[status] = { description: ok.description };
     } else if (ok) {
       responses[status] = {
         description: ok.description,
@@ -910,12 +933,19 @@ function renderOperation(op: Operation): Json {
       responses[status] = textResponse(status, errors[status] ?? []);
     }
   }
+  const roles = op.security === 'admin' ? rolesFor(op.method, op.path) : [];
+  const rolesText =
+    roles.length > 0
+      ? `Roles: ${roles.join(', ')}${ruleFor(op.method, op.path).orSelf ? ' (any role for their own account)' : ''}; and ADMIN_TOKEN.`
+      : '';
+  const description = [op.description, rolesText].filter(Boolean).join('\n\n');
   const out: Json = {
     operationId: op.operationId,
     tags: [op.tag],
     summary: op.summary,
-    ...(op.description ? { description: op.description } : {}),
+    ...(description ? { description } : {}),
     security: securityOf(op.security),
+    ...(roles.length > 0 ? { 'x-roles': roles } : {}),
   };
   if (op.parameters?.length) out.parameters = op.parameters;
   if (op.body) out.requestBody = requestBody(op.body);
@@ -1039,6 +1069,8 @@ export function buildOpenApiDocument(): Json {
       'Admin: reconciliation',
       'Admin: deliveries',
       'Admin: operations',
+      'Admin: operators',
+      'Sign-in',
       'Health',
       'Dashboard',
       'Outbound webhooks',
@@ -1071,7 +1103,20 @@ export function buildOpenApiDocument(): Json {
           type: 'http',
           scheme: 'bearer',
           description:
-            'Authorization: Bearer <ADMIN_TOKEN>, the operator-configured token (docs/api.md#admin-token).',
+            'Authorization: Bearer <ADMIN_TOKEN>, the operator-configured break-glass token (docs/api.md#admin-token); audited as root; every route. Can be turned off (PATCH /admin/admin-token).',
+        },
+        operatorToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "Authorization: Bearer pgo_..., an operator's personal API token (docs/api.md#operators); the operator's role decides the routes (x-roles).",
+        },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'paygate_session',
+          description:
+            "The dashboard's session after OpenID Connect sign-in (__Host-paygate_session behind https); requests that change something also need its X-CSRF-Token header (from GET /admin/me).",
         },
       },
     },

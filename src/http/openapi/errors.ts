@@ -108,6 +108,30 @@ export const APP_AUTH: ErrorTable = fixed(
 export const ADMIN_AUTH: ErrorTable = fixed('unauthorized', 'too_many_failed_authentications');
 
 export const invalidBodies = (...bodies: ErrorBody[]): ErrorTable => invalid(...bodies);
+/** A route the operator's role may not use (docs/operations.md#operator-roles): its own action. */
+export function forbidden(action: string, roles: readonly string[]): ErrorTable {
+  return templated('forbidden', [
+    { name: 'role', pattern: STATUS(roles), example: roles[0] ?? 'viewer' },
+    { name: 'action', pattern: escape(action), example: action },
+  ]);
+}
+
+/** A change made with the dashboard's session cookie and without its CSRF token. */
+export const CSRF: ErrorTable = fixed('csrf_failed');
+
+export const OPERATOR_NOT_FOUND: ErrorTable = fixed('operator_not_found');
+export const TOKEN_NOT_FOUND: ErrorTable = fixed('token_not_found');
+
+export const SIGN_IN_FAILED: ErrorTable = merge(
+  templated('sign_in_failed', [
+    {
+      name: 'why',
+      pattern: ANY,
+      example: 'no enabled operator account for this email',
+    },
+  ]),
+  fixed('too_many_failed_authentications', 'not_found'),
+);
 
 const invalid = (...bodies: ErrorBody[]): ErrorTable => ({
   [errorReply('invalid', '').status]: bodies,
@@ -330,6 +354,7 @@ export const AUDIT_LIST: ErrorTable = invalid(
   'before must be an audit entry id from a previous page',
   `action must be one of ${AUDIT_ACTIONS.join(', ')}`,
   `target_id must be at most ${PARAMS.auditTargetId.maxLength} characters of text`,
+  'actor must be root, system or an operator id',
 );
 
 export const EVENTS_LIST: ErrorTable = invalid(

@@ -1,8 +1,9 @@
-/** The shape of the OpenAPI operations the document is built from (document.ts). */
-import type { ResponseSchemaName } from '../../domain/responseSchemas.js';
+/** The shape of one operation of the OpenAPI document, as document.ts renders it. */
 import type { BodySpec, JsonSchema } from '../../domain/schemas.js';
+import type { ResponseSchemaName } from '../../domain/responseSchemas.js';
 import type { ErrorTable } from './errors.js';
 
+export type Json = Record<string, unknown>;
 export type Security = 'app' | 'admin' | 'none';
 
 export interface Param {
@@ -31,7 +32,7 @@ export interface Operation {
   body?: { spec: BodySpec; example: unknown; required: boolean; description?: string };
   /** A body the gateway reads as raw bytes in a provider's own format. */
   rawBody?: { description: string; contentType?: string };
-  ok: Record<number, JsonAnswer | TextAnswer>;
+  ok: Record<number, JsonAnswer | TextAnswer | EmptyAnswer>;
   errors: ErrorTable;
 }
 
@@ -39,4 +40,10 @@ export interface TextAnswer {
   text: string;
   description: string;
   example: string;
+}
+
+/** An answer without a body (204). */
+export interface EmptyAnswer {
+  empty: true;
+  description: string;
 }

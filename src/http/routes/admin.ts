@@ -1,5 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authenticateAdminFrom } from '../../auth/adminAuth.js';
+import fastifyCookie from '@fastify/cookie';
+import type { FastifyInstance } from 'fastify';
 import { parseListLimit } from '../../domain/adminQuery.js';
 import { apiError } from '../../domain/errors.js';
 import { PARAMS } from '../../domain/schemas.js';
@@ -16,45 +16,39 @@ import { listDeliveries, retryWebhook } from '../../services/deliveries.js';
 import { getDispute, listDisputes } from '../../services/disputes.js';
 import { adminRefund } from '../../services/refunds.js';
 import { listInboundEvents } from '../../services/inboundArchive.js';
-import { adminAuthRateLimited, registry } from '../../metrics.js';
-import { header, jsonBody, markDurable, rawBody, sendJson } from '../reply.js';
+import { registry } from '../../metrics.js';
+import { header, jsonBody, rawBody, sendJson } from '../reply.js';
 import { listExceptions, resolveException } from '../../services/exceptions.js';
 import { registerOpsRoutes, requestAudit } from './adminOps.js';
 import { registerReconciliationRoutes } from './adminReconciliation.js';
 import { registerReportRoutes } from './adminReports.js';
 import { registerEndpointRoutes } from './adminEndpoints.js';
 import { parseGraceHours } from '../../services/endpoints.js';
+import { guardAdmin } from './adminGuard.js';
+import { registerOperatorRoutes } from './adminOperators.js';
 
 /**
- * docs/api.md#admin-token: the bearer token, throttled per source address (trustProxy decides
- * the address, as for every per-source rule).
+ * Every admin route and /metrics: a credential (ADMIN_TOKEN, a personal token, a dashboard
+ * session) and the role matrix (adminGuard.ts). Cookies are parsed here only, when a request
+ * has no Authorization header; the plugin is scoped to these routes.
  */
-function requireAdmin(gw: Gateway, req: FastifyRequest): void {
-  const guard = {
-    adminToken: gw.config.adminToken,
-    failures: gw.adminAuthFailures,
-    log: req.log,
-    onLimited: () => adminAuthRateLimited.inc(),
-  };
-  try {
-    authenticateAdminFrom(guard, header(req, 'authorization'), req.ip);
-  } catch (err) {
-    // Refused before anything was written: no durability barrier to wait for.
-    markDurable(req);
-    throw err;
-  }
+async function guarded(app: FastifyInstance, gw: Gateway): Promise<void> {
+  await app.register(fastifyCookie, { hook: false });
+  app.addHook('onRequest', async (req) => {
+    await guardAdmin(gw, app, req);
+  });
 }
 
 /** docs/api.md#health-and-metrics: Prometheus text at GET /metrics, admin token required. */
 export function metricsRoute(gw: Gateway) {
   return async (app: FastifyInstance) => {
-    app.get('/metrics', async (req, reply) => {
-      requireAdmin(gw, req);
-      return reply
+    await guarded(app, gw);
+    app.get('/metrics', async (_req, reply) =>
+      reply
         .code(200)
         .type(registry.contentType)
-        .send(await registry.metrics());
-    });
+        .send(await registry.metrics()),
+    );
   };
 }
 
@@ -67,7 +61,7 @@ export function adminRoutes(gw: Gateway) {
     onAppChanged: (appId) => gw.appChanged(appId),
   };
   return async (app: FastifyInstance) => {
-    app.addHook('onRequest', async (req) => requireAdmin(gw, req));
+    await guarded(app, gw);
 
     app.get('/apps', async (_req, reply) => sendJson(reply, 200, { apps: await listApps(apps) }));
     app.post('/apps', async (req, reply) =>
@@ -143,11 +137,21 @@ export function adminRoutes(gw: Gateway) {
       sendJson(reply, 200, await getDispute(gw.pool, req.params.id)),
     );
     app.post<{ Params: { id: string } }>('/exceptions/:id/resolve', async (req, reply) =>
-      sendJson(reply, 200, await resolveException(gw.pool, req.params.id, jsonBody(req))),
+      sendJson(
+        reply,
+        200,
+        await resolveException(
+          gw.pool,
+          req.params.id,
+          jsonBody(req),
+          requestAudit(req, 'exception.resolve'),
+        ),
+      ),
     );
     registerReportRoutes(app, gw);
     registerOpsRoutes(app, gw);
     registerEndpointRoutes(app, gw);
     registerReconciliationRoutes(app, gw);
+    registerOperatorRoutes(app, gw);
   };
 }

@@ -11,6 +11,7 @@ import { redeliverAppEvents } from '../../services/events.js';
 import { listStuck } from '../../services/stuck.js';
 import { syncPayment } from '../../services/sync.js';
 import { jsonBody, sendJson } from '../reply.js';
+import { actorOf, auditActor } from './adminGuard.js';
 
 type Query = Partial<Record<string, string>>;
 
@@ -20,9 +21,15 @@ function one(q: Query, name: string): string | undefined {
   return Array.isArray(v) ? (v[0] as string | undefined) : (v as string | undefined);
 }
 
-/** The request's audit writer: Fastify's request id, the socket address (trustProxy applies). */
+/**
+ * The request's audit writer: who acted (the guard's actor), Fastify's request id, the socket
+ * address (trustProxy applies).
+ */
 export function requestAudit(req: FastifyRequest, action: AuditAction): Audit {
-  return auditFor({ requestId: String(req.id), sourceIp: req.ip }, action);
+  return auditFor(
+    { requestId: String(req.id), sourceIp: req.ip, actor: auditActor(actorOf(req)) },
+    action,
+  );
 }
 
 export function registerOpsRoutes(app: FastifyInstance, gw: Gateway): void {
@@ -47,6 +54,7 @@ export function registerOpsRoutes(app: FastifyInstance, gw: Gateway): void {
         before: one(req.query, 'before'),
         action: one(req.query, 'action'),
         target_id: one(req.query, 'target_id'),
+        actor: one(req.query, 'actor'),
       }),
     ),
   );
