@@ -104,8 +104,8 @@ test('sign-in (keyboard only) keeps the token in sessionStorage only, never in t
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
   // Focus moves to the screen's heading; Tab continues into its controls; Shift+Tab goes
   // back through the header (Sign out, the search box and its button, then the navigation
-  // links from the last: Operators, Audit log, Stuck, Dead deliveries, Apps, Balances, Ledger,
-  // Disputes, Refunds, Payments).
+  // links from the last: Operators, Audit log, Stuck, Dead deliveries, Apps, Balances,
+  // Reconciliation, Ledger, Disputes, Refunds, Payments).
   const focused = () => page.evaluate(() => document.activeElement?.textContent ?? '');
   // The heading takes focus in an effect that runs after the screen is drawn (PageTitle); under
   // load the heading can be visible before it does, and a Tab pressed then starts from the
@@ -117,8 +117,9 @@ test('sign-in (keyboard only) keeps the token in sessionStorage only, never in t
   await page.keyboard.press('Shift+Tab');
   assert.equal(await focused(), 'Sign out');
   // Back through the navigation to Payments: one more stop each since the Ledger and the
-  // Disputes entries (issue 24) and the Operators entry (issue 26).
-  for (let i = 0; i < 12; i++) await page.keyboard.press('Shift+Tab');
+  // Disputes entries (issue 24), the Reconciliation entry (issue 27) and the Operators entry
+  // (issue 26).
+  for (let i = 0; i < 13; i++) await page.keyboard.press('Shift+Tab');
   assert.equal(await focused(), 'Payments');
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'Payments' }).waitFor();
