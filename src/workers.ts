@@ -1,5 +1,6 @@
 import { purgeExpired } from './db/idempotency.js';
 import { purgeRejectedInbound } from './db/inbound.js';
+import { analyzeGrownTables } from './db/planGuard.js';
 import {
   purgeOldDeliveryAttempts,
   purgeOldInbound,
@@ -17,6 +18,8 @@ export interface Workers {
 
 const PURGE_EVERY_MS = 10 * 60_000;
 const RECONCILE_EVERY_MS = 10_000;
+/** How often the hot tables' sizes are compared with their statistics (db/planGuard.ts). */
+const PLAN_GUARD_EVERY_MS = 2_000;
 
 /**
  * The retention job (docs/operations.md#retention): every purge runs in batches until it
@@ -64,6 +67,10 @@ export async function startWorkers(gw: Gateway): Promise<Workers> {
     );
   };
   every(PURGE_EVERY_MS, 'retention', () => purgeHistory(gw));
+  every(PLAN_GUARD_EVERY_MS, 'plan guard', async () => {
+    const analysed = await analyzeGrownTables(gw.pool);
+    if (analysed.length > 0) gw.log.info({ tables: analysed }, 'plan guard: grown tables analysed');
+  });
   every(RECONCILE_EVERY_MS, 'reconciler', () => reconcileDue(gw));
   every(RECONCILE_EVERY_MS, 'refund retry', () => retryUnansweredRefunds(serviceDeps(gw)));
   const delivery = new DeliveryWorker(gw);
