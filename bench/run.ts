@@ -8,11 +8,16 @@
  * `npm run simulators`), BENCH_DB_TAG (suffix of the bench databases' names).
  * Each scenario reports CPU ms per operation of the gateway, the simulators and PostgreSQL's
  * backends, apart (bench/lib/cpu.ts), and a summary table closes the run.
+ * The soak (bench/soak.ts) runs only when named:
+ * BENCH_SOAK_MINUTES (default 30), BENCH_SOAK_RATE (default half the measured maximum).
+ * Storage per payment (bench/storage.ts) too: BENCH_STORAGE_PAYMENTS (default 20,000).
  */
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchDatabase, machine, simulatorsApart } from './lib/env.js';
 import { benchAdmin } from './admin.js';
+import { benchSoak } from './soak.js';
+import { benchStorage } from './storage.js';
 import { benchCreatePayments } from './scenarios/create.js';
 import { benchSignedGet } from './scenarios/get.js';
 import { benchWebhookToDelivery } from './scenarios/webhook.js';
@@ -34,7 +39,11 @@ const SCENARIOS: Record<string, Scenario> = {
   create: benchCreatePayments,
   webhook: benchWebhookToDelivery,
   admin: benchAdmin,
+  // Long: run it on its own (npm run bench -- soak); not part of the default set.
+  soak: benchSoak,
+  storage: benchStorage,
 };
+const DEFAULT_SCENARIOS = ['get', 'create', 'webhook', 'admin'];
 
 async function main() {
   const settings: BenchSettings = {
@@ -42,7 +51,7 @@ async function main() {
     connections: Number(process.env.BENCH_CONNECTIONS ?? 64),
     instances: (process.env.BENCH_INSTANCES ?? '1').split(',').map(Number),
   };
-  const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(SCENARIOS);
+  const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : DEFAULT_SCENARIOS;
   const results: Record<string, unknown> = {
     date: new Date().toISOString(),
     machine: machine(),

@@ -88,6 +88,7 @@ export async function startGateway(
     // Synchronous commits: a failover right after start must not lose part of the schema.
     const applied = await migrateOver(durablePool, direct === locator ? undefined : direct);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
+    await warnIfAutovacuumCannotRun(gw);
     if (opts.workers !== false) workers = await startWorkers(gw);
     await listener.start();
     gw.phase = 'ready';
@@ -119,6 +120,16 @@ export async function startGateway(
       return stopping;
     },
   };
+}
+
+/** One warning line at start when autovacuum cannot clean the tables (db/autovacuum.ts). */
+async function warnIfAutovacuumCannotRun(gw: Gateway): Promise<void> {
+  const problems = await gw.autovacuum.problems();
+  if (problems.length === 0) return;
+  gw.log.warn(
+    { problems },
+    `the database will slow down over time: ${problems.join('; ')} (docs/operations.md, "Autovacuum")`,
+  );
 }
 
 /**

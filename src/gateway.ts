@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { SimClock } from './domain/simClock.js';
 import { systemNetwork, type WebhookNetwork } from './delivery/network.js';
 import { findAppByApiKey, notifyAppChanged } from './db/apps.js';
+import { AutovacuumWatch } from './db/autovacuum.js';
 import { PaymentReadBatcher } from './db/payments.js';
 import type { Listener } from './db/listener.js';
 import type { Pool } from './db/pool.js';
@@ -43,6 +44,8 @@ export interface Gateway {
   unverifiedWebhooks: SourceRateLimiter;
   /** Failed admin authentications per source address, this process only (docs/operations.md). */
   adminAuthFailures: SourceRateLimiter;
+  /** Whether autovacuum can clean the gateway's tables; warned at start and in /readyz. */
+  autovacuum: AutovacuumWatch;
 }
 
 export function createGateway(
@@ -93,6 +96,7 @@ export function createGateway(
       config.adminAuth.failuresBurst,
       () => gateway.now(),
     ),
+    autovacuum: new AutovacuumWatch(pool, () => gateway.now()),
   };
   return gateway;
 }

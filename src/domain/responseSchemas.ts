@@ -701,7 +701,19 @@ export const RESPONSE_SCHEMAS = {
   AuditList,
   WebhookAck,
   Health: object({ status: { const: 'ok' } }),
-  Ready: object({ status: { const: 'ready' } }),
+  Ready: object(
+    {
+      status: { const: 'ready' },
+      warnings: {
+        type: 'array',
+        minItems: 1,
+        items: { type: 'string' },
+        description:
+          'Present only when something will degrade the gateway over time, such as autovacuum being off on the database server.',
+      },
+    },
+    ['warnings'],
+  ),
   OpenApiDocument: {
     type: 'object',
     required: ['openapi', 'info', 'paths'],

@@ -8,7 +8,14 @@ export function healthRoutes(gw: Gateway) {
     app.get('/healthz', async (_req, reply) => sendJson(reply, 200, { status: 'ok' }));
     app.get('/readyz', async (_req, reply) => {
       try {
-        if (await migrationsApplied(gw.pool)) return sendJson(reply, 200, { status: 'ready' });
+        if (await migrationsApplied(gw.pool)) {
+          // Ready either way: a warning is for the operator, not a reason to take traffic away.
+          const warnings = await gw.autovacuum.problems();
+          return sendJson(reply, 200, {
+            status: 'ready',
+            ...(warnings.length ? { warnings } : {}),
+          });
+        }
       } catch {
         // database unreachable: not ready
       }

@@ -1,0 +1,124 @@
+/**
+ * Storage per payment (npm run bench -- storage): BENCH_STORAGE_PAYMENTS (default 20,000)
+ * payments made through the API as an app makes them (create with an idempotency key, the
+ * simulator's pay on 80 %, the signed delivery to a receiver), then the bytes each table and
+ * its indexes grew by, per payment. "Live mode" leaves out what only test mode writes (the
+ * simulators' own objects), since a live payment's provider keeps that state itself.
+ *
+ * Sizes are taken after VACUUM, so that dead row versions do not count as storage (they are
+ * reused); what remains is what a payment costs for as long as it is kept.
+ */
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { startGatewayProcess, type BenchDatabase } from './lib/env.js';
+import { load, type LoadOptions } from './lib/load.js';
+import { createApp } from './lib/seed.js';
+import { signedHeaders } from './lib/sign.js';
+import type { BenchSettings } from './run.js';
+
+type Req = NonNullable<LoadOptions['requests']>[number];
+
+/** Tables only test mode writes: their bytes are not part of a live payment's cost. */
+const TEST_MODE_ONLY = new Set(['sim_objects']);
+
+async function tableBytes(db: pg.Client): Promise<Map<string, number>> {
+  await db.query('VACUUM');
+  const res = await db.query<{ relname: string; bytes: string }>(
+    `SELECT c.relname, pg_total_relation_size(c.oid) AS bytes FROM pg_class c
+     WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'`,
+  );
+  return new Map(res.rows.map((r) => [r.relname, Number(r.bytes)]));
+}
+
+export async function benchStorage(db: BenchDatabase, s: BenchSettings) {
+  const n = Number(process.env.BENCH_STORAGE_PAYMENTS ?? 20_000);
+  const receiver = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(204).end());
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const gw = await startGatewayProcess(db.url);
+  const app = await createApp(gw.url, { webhook_url: receiverUrl });
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  const before = await tableBytes(client);
+
+  const ids: string[] = [];
+  const create: Req = {
+    setupRequest: (req) => {
+      const body = JSON.stringify({
+        external_user_id: `buyer-${Math.floor(Math.random() * 10_000)}`,
+        email: 'storage@example.com',
+        amount_minor: 1000 + Math.floor(Math.random() * 100_000),
+        currency: 'IDR',
+        method: 'qris',
+        return_url: 'https://shop.example/back',
+        metadata: { order_id: `order-${randomUUID()}` },
+      });
+      return {
+        ...req,
+        method: 'POST',
+        path: '/v1/payments',
+        body,
+        headers: {
+          ...signedHeaders(app, 'POST', '/v1/payments', body),
+          'content-type': 'application/json',
+          'idempotency-key': randomUUID(),
+        },
+      };
+    },
+    onResponse: (status, body) => {
+      if (status === 201) ids.push((JSON.parse(body) as { payment_id: string }).payment_id);
+    },
+  };
+  await load({ url: gw.url, connections: s.connections, amount: n, requests: [create] });
+
+  const toPay = ids.filter((_, i) => i % 5 !== 0);
+  const payOne = async () => {
+    for (let id = toPay.pop(); id; id = toPay.pop()) {
+      const path = `/v1/payments/${id}`;
+      const read = await fetch(gw.url + path, { headers: signedHeaders(app, 'GET', path, '') });
+      const ref = ((await read.json()) as { provider_ref: string }).provider_ref;
+      const res = await fetch(`${gw.simulators?.url ?? gw.url}/sim/idr_psp/payments/${ref}/pay`, {
+        method: 'POST',
+      });
+      await res.text();
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, payOne));
+  const until = Date.now() + 120_000;
+  while (Date.now() < until) {
+    const { rows } = await client.query<{ n: string }>(
+      `SELECT count(*) AS n FROM deliveries WHERE status = 'pending'`,
+    );
+    if (Number(rows[0]?.n) === 0) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  await gw.stop();
+  receiver.close();
+  const after = await tableBytes(client);
+  await client.end();
+
+  const perPayment: Record<string, number> = {};
+  let all = 0;
+  let live = 0;
+  for (const [table, bytes] of after) {
+    const grew = bytes - (before.get(table) ?? 0);
+    if (grew <= 0) continue;
+    perPayment[table] = Math.round(grew / ids.length);
+    all += grew;
+    if (!TEST_MODE_ONLY.has(table)) live += grew;
+  }
+  return {
+    payments: ids.length,
+    paid_share: 0.8,
+    bytes_per_payment_live_mode: Math.round(live / ids.length),
+    bytes_per_payment_test_mode: Math.round(all / ids.length),
+    bytes_per_payment_by_table: Object.fromEntries(
+      Object.entries(perPayment).sort((a, b) => b[1] - a[1]),
+    ),
+  };
+}
