@@ -8,7 +8,8 @@ import { load } from '../lib/load.js';
 import { createApp, seedPayments, settleAtProvider } from '../lib/seed.js';
 import type { BenchSettings } from '../run.js';
 
-const EVENTS = 30_000;
+// BENCH_WEBHOOK_EVENTS: notifications in all (half saturated, half at a steady rate).
+const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 30_000);
 
 function percentile(sorted: number[], p: number): number {
   return Math.round((sorted[Math.floor((sorted.length - 1) * p)] ?? 0) * 10) / 10;
