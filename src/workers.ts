@@ -68,8 +68,14 @@ export async function startWorkers(gw: Gateway): Promise<Workers> {
   };
   every(PURGE_EVERY_MS, 'retention', () => purgeHistory(gw));
   every(PLAN_GUARD_EVERY_MS, 'plan guard', async () => {
-    const analysed = await analyzeGrownTables(gw.pool);
+    const { analysed, refused } = await analyzeGrownTables(gw.pool);
     if (analysed.length > 0) gw.log.info({ tables: analysed }, 'plan guard: grown tables analysed');
+    if (refused.length > 0) {
+      gw.log.warn(
+        { tables: refused },
+        'plan guard: ANALYZE skipped these tables (the database role does not own them); run ANALYZE as their owner after large growth',
+      );
+    }
   });
   every(RECONCILE_EVERY_MS, 'reconciler', () => reconcileDue(gw));
   every(RECONCILE_EVERY_MS, 'refund retry', () => retryUnansweredRefunds(serviceDeps(gw)));

@@ -54,24 +54,41 @@ export async function grownTables(db: Queryable): Promise<string[]> {
 }
 
 /**
- * Analyses the hot tables that outgrew their statistics; returns their names. Instances
- * take turns through an advisory lock (the others skip the table), so a table is analysed
- * once; ANALYZE runs in the lock's transaction.
+ * Tables a pool's role may not analyse (ANALYZE only warns, and skips, when the role does
+ * not own the table): not tried again through that pool, so the check stays one query.
  */
-export async function analyzeGrownTables(pool: Pool): Promise<string[]> {
-  const done: string[] = [];
+const refusedByPool = new WeakMap<Pool, Set<string>>();
+
+/**
+ * Analyses the hot tables that outgrew their statistics; returns their names, and the ones
+ * ANALYZE skipped (not the owner). Instances take turns through an advisory lock (the others
+ * skip the table), so a table is analysed once; ANALYZE runs in the lock's transaction.
+ */
+export async function analyzeGrownTables(
+  pool: Pool,
+): Promise<{ analysed: string[]; refused: string[] }> {
+  const analysed: string[] = [];
+  const skipped: string[] = [];
+  let refused = refusedByPool.get(pool);
+  if (!refused) refusedByPool.set(pool, (refused = new Set()));
   for (const table of await grownTables(pool)) {
-    const analysed = await withTransaction(pool, async (tx) => {
+    if (refused.has(table)) continue;
+    const outcome = await withTransaction(pool, async (tx) => {
       const res = await tx.query<{ ok: boolean }>(
         `SELECT pg_try_advisory_xact_lock(hashtext('paygate plan guard ' || $1)) AS ok`,
         [table],
       );
-      if (!res.rows[0]?.ok) return false;
+      if (!res.rows[0]?.ok) return 'busy';
       // The name comes from HOT_TABLES (the query only filters them), never from input.
       await tx.query(`ANALYZE ${table}`);
-      return true;
+      const still = await grownTables(tx);
+      return still.includes(table) ? 'refused' : 'analysed';
     });
-    if (analysed) done.push(table);
+    if (outcome === 'analysed') analysed.push(table);
+    if (outcome === 'refused') {
+      refused.add(table);
+      skipped.push(table);
+    }
   }
-  return done;
+  return { analysed, refused: skipped };
 }

@@ -177,8 +177,34 @@ test('no hot statement keeps a whole-table plan made while its tables were small
   t.diagnostic(`left alone: ${JSON.stringify(stale)}`);
 
   // The guard analyses the grown tables; every session plans again, for their size.
-  assert.deepEqual((await analyzeGrownTables(pool)).sort(), [...GROWN_TABLES].sort());
+  const guard = await analyzeGrownTables(pool);
+  assert.deepEqual(guard.analysed.sort(), [...GROWN_TABLES].sort());
+  assert.deepEqual(guard.refused, []);
   assert.deepEqual(await grownTables(pool), []);
   const after = [...(await badPlans())].filter(([, scans]) => scans.length > 0);
   assert.deepEqual(after, [], `stale plans before the guard: ${JSON.stringify(stale)}`);
+});
+
+test('a table the gateway may not analyse is reported once and not tried again', async () => {
+  const role = `plan_guard_${process.pid}`;
+  await session.query(`CREATE ROLE ${role} LOGIN`);
+  const u = new URL(db.url);
+  u.username = role;
+  u.password = '';
+  const notOwner = createPool(u.toString(), 1);
+  try {
+    await session.query(
+      `INSERT INTO sim_objects (provider, kind, id, data)
+       SELECT 'idr_psp', 'transaction', 'tx-' || g, '{"a": 1}' FROM generate_series(1, 3000) g`,
+    );
+    assert.ok((await grownTables(pool)).includes('sim_objects'));
+    const first = await analyzeGrownTables(notOwner);
+    assert.deepEqual(first, { analysed: [], refused: ['sim_objects'] });
+    assert.deepEqual(await analyzeGrownTables(notOwner), { analysed: [], refused: [] });
+    // Its owner can.
+    assert.deepEqual((await analyzeGrownTables(pool)).analysed, ['sim_objects']);
+  } finally {
+    await notOwner.end();
+    await session.query(`DROP ROLE ${role}`);
+  }
 });
