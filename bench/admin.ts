@@ -7,6 +7,8 @@
  *   tsx bench/admin.ts                     (alone; writes bench/results/admin-<time>.json)
  *   BENCH_ADMIN_DB=<url> tsx bench/admin.ts   (an already seeded database: no seeding)
  *
+ * To compare two versions, each on its own seeded database, interleaved: bench/admin-compare.ts.
+ *
  * Settings: BENCH_ADMIN_REQUESTS (per endpoint, default 200), BENCH_ADMIN_SPREAD_DAYS
  * (days the payments are spread over, default 365).
  */
@@ -119,6 +121,9 @@ export async function benchAdminOn(
       ['refunds_first_page', '/admin/refunds'],
       ['refunds_first_page_mode_live', '/admin/refunds?mode=live'],
       ['payment_detail', `/admin/payments/${some}`],
+      ['ledger_first_page', '/admin/ledger'],
+      ['ledger_type_late_charge_refund', '/admin/ledger?type=late_charge_refund'],
+      ['disputes_first_page', '/admin/disputes'],
       ['summary_366d', '/admin/summary?days=366'],
       ['timeseries_366d', '/admin/timeseries?days=366'],
       ['balances_all_time', '/admin/balances'],

@@ -2,7 +2,9 @@
  * Seeds a migrated database with the admin benchmark's data set, in a few generate_series
  * statements: 6 apps (two per mode), PAYMENTS payments spread evenly over the last
  * SPREAD_DAYS days across 3 providers and 4 currencies (80 % succeeded, 8 % failed, 7 %
- * canceled, 5 % initiated), and REFUNDS refunds of succeeded payments (95 % succeeded).
+ * canceled, 5 % initiated), and REFUNDS refunds of succeeded payments (95 % succeeded);
+ * then late charges, additional provider refunds and disputes (seedMovements, seedDisputes)
+ * and the ledger of all of it.
  * Deterministic: the same arguments give the same rows (times relative to now).
  *
  *   tsx bench/seed-million.ts <database url> [payments=1000000] [refunds=100000] [days=365]
@@ -117,16 +119,29 @@ export async function seedMillion(
          'seeded', 'req-' || g, '127.0.0.1', '{}'
        FROM generate_series(1, 100000) g`,
     );
+    log('seeding late charges, additional refunds and disputes');
+    await seedMovements(c);
     await c.query(`SET session_replication_role = origin`);
-    // The ledger the gateway would have booked for these rows (the reports sum it, D16).
-    log('booking the ledger');
-    await c.query('SELECT ledger_backfill()');
+    // The ledger the gateway would have booked for these rows (the reports sum it, D16). A
+    // database of a version before the ledger (measured as "before", docs/performance.md)
+    // has no backfill function and no disputes: it gets the same payments and refunds.
+    if (await exists(c, `SELECT to_regproc('ledger_backfill') IS NOT NULL AS ok`)) {
+      log('booking the ledger');
+      await c.query('SELECT ledger_backfill()');
+      if (await exists(c, `SELECT to_regclass('disputes') IS NOT NULL AS ok`)) {
+        await seedDisputes(c);
+      }
+    }
     await c.query('DELETE FROM report_days');
     log('vacuum analyze');
     await c.query('VACUUM ANALYZE payments');
     await c.query('VACUUM ANALYZE refunds');
     await c.query('VACUUM ANALYZE audit_log');
-    await c.query('VACUUM ANALYZE ledger_entries');
+    for (const table of ['ledger_entries', 'payment_exceptions', 'disputes']) {
+      if (await exists(c, `SELECT to_regclass('${table}') IS NOT NULL AS ok`)) {
+        await c.query(`VACUUM ANALYZE ${table}`);
+      }
+    }
     const counts = await c.query<{ p: number; r: number }>(
       `SELECT (SELECT count(*)::int FROM payments) AS p, (SELECT count(*)::int FROM refunds) AS r`,
     );
@@ -138,6 +153,91 @@ export async function seedMillion(
   } finally {
     await c.end();
   }
+}
+
+async function exists(c: pg.Client, sql: string): Promise<boolean> {
+  return (await c.query<{ ok: boolean }>(sql)).rows[0]?.ok === true;
+}
+
+/**
+ * The rest of what the ledger books besides charges and refunds, so its rows are realistic:
+ * one canceled or failed payment in 100 was paid at the provider all the same (a late charge,
+ * D13), half of those refunded; one partially refunded payment in 10 has a second refund
+ * made at the provider (`additional`).
+ */
+export async function seedMovements(c: pg.Client): Promise<void> {
+  await c.query(
+    `INSERT INTO payment_exceptions (id, payment_id, app_id, kind, provider, provider_ref,
+       amount_minor, currency, detected_at, resolution)
+     SELECT md5('seed-exception-' || id), id, app_id,
+       CASE WHEN status = 'canceled' THEN 'paid_after_cancel' ELSE 'paid_after_failure' END,
+       provider, provider_ref, amount_minor, currency,
+       least(now() - interval '2 minutes', finalized_at + interval '5 minutes'),
+       CASE WHEN abs(hashtext(id || ':resolution')) % 2 = 0 THEN 'refunded' ELSE 'manual' END
+     FROM payments WHERE status IN ('canceled', 'failed') AND abs(hashtext(id)) % 100 = 0`,
+  );
+  await c.query(
+    `INSERT INTO refunds (id, payment_id, app_id, mode, status, amount_minor, currency, provider,
+       provider_ref, reason, succeeded_at, created_at, updated_at)
+     SELECT md5('seed-late-refund-' || e.id), e.payment_id, e.app_id, p.mode, 'succeeded',
+       e.amount_minor, e.currency, e.provider, 'seed-late-refund-' || e.id, 'late charge',
+       least(now() - interval '1 minute', e.detected_at + interval '1 hour'), e.detected_at,
+       least(now() - interval '1 minute', e.detected_at + interval '1 hour')
+     FROM payment_exceptions e JOIN payments p ON p.id = e.payment_id
+     WHERE e.resolution = 'refunded' AND e.id = md5('seed-exception-' || e.payment_id)`,
+  );
+  await c.query(
+    `INSERT INTO refunds (id, payment_id, app_id, mode, status, amount_minor, currency, provider,
+       provider_ref, reason, succeeded_at, created_at, updated_at, additional)
+     SELECT md5('seed-additional-refund-' || r.id), r.payment_id, r.app_id, r.mode, 'succeeded',
+       p.amount_minor - r.amount_minor, r.currency, r.provider,
+       'seed-additional-' || r.provider_ref, '',
+       least(now() - interval '1 minute', r.succeeded_at + interval '1 day'),
+       least(now() - interval '1 minute', r.succeeded_at + interval '1 day'),
+       least(now() - interval '1 minute', r.succeeded_at + interval '1 day'), true
+     FROM refunds r JOIN payments p ON p.id = r.payment_id
+     WHERE r.status = 'succeeded' AND r.amount_minor < p.amount_minor
+       AND r.reason = 'seed' AND abs(hashtext(r.id)) % 10 = 0`,
+  );
+}
+
+/**
+ * One succeeded idr_psp or wallet_psp payment in 200 is disputed (D16): 30 % still open,
+ * 40 % lost, 30 % won; one in three for half the amount (a partial chargeback). The ledger
+ * takes the money back when the dispute opens and gives it back when it is won, as
+ * services/disputes.ts books them.
+ */
+export async function seedDisputes(c: pg.Client): Promise<void> {
+  await c.query(
+    `INSERT INTO disputes (id, payment_id, app_id, provider, provider_ref, mode, status,
+       amount_minor, currency, reason, evidence_due_by, opened_at, closed_at, updated_at)
+     SELECT md5('seed-dispute-' || p.id), p.id, p.app_id, p.provider,
+       CASE WHEN p.provider = 'wallet_psp' THEN 'PP-D-' || p.provider_ref ELSE p.provider_ref END,
+       p.mode, s.status,
+       CASE WHEN p.k % 3 = 0 THEN greatest(1, p.amount_minor / 2) ELSE p.amount_minor END,
+       p.currency, 'seed', CASE WHEN s.status = 'open' THEN t.opened + interval '10 days' END,
+       t.opened, CASE WHEN s.status <> 'open' THEN t.closed END, coalesce(t.closed, t.opened)
+     FROM (SELECT *, abs(hashtext(id)) AS h, abs(hashtext(id || ':dispute')) AS k FROM payments
+           WHERE status = 'succeeded' AND provider IN ('idr_psp', 'wallet_psp')
+             AND abs(hashtext(id)) % 200 = 1) p
+     CROSS JOIN LATERAL (SELECT CASE WHEN p.k % 10 < 3 THEN 'open' WHEN p.k % 10 < 7 THEN 'lost'
+                                     ELSE 'won' END AS status) s
+     CROSS JOIN LATERAL (SELECT o AS opened,
+                                least(now() - interval '1 minute', o + interval '7 days') AS closed
+                         FROM (SELECT least(now() - interval '2 minutes',
+                                            p.finalized_at + ((p.k % 2592000) || ' seconds')::interval) AS o) x) t`,
+  );
+  await c.query(
+    `INSERT INTO ledger_entries (id, type, payment_id, dispute_id, app_id, provider, mode,
+       currency, amount_minor, occurred_at)
+     SELECT md5('dispute:' || d.id), 'dispute', d.payment_id, d.id, d.app_id, d.provider, d.mode,
+       d.currency, -d.amount_minor, d.opened_at FROM disputes d WHERE d.reason = 'seed'
+     UNION ALL
+     SELECT md5('dispute_reversal:' || d.id), 'dispute_reversal', d.payment_id, d.id, d.app_id,
+       d.provider, d.mode, d.currency, d.amount_minor, d.closed_at
+     FROM disputes d WHERE d.reason = 'seed' AND d.status = 'won'
+     ON CONFLICT DO NOTHING`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -88,11 +88,14 @@ export async function startProcess(
   env: Record<string, string>,
   readyPath: string,
   port?: number,
+  /** Another checkout to run the script from (bench/admin-compare.ts: the version before). */
+  cwd?: string,
 ): Promise<Proc> {
   port ??= await freePort();
   // BENCH_NODE_ARGS: extra node flags for the measured processes, e.g. --cpu-prof.
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], {
+    cwd,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -43,37 +43,55 @@ export interface DisputeFacts {
 
 /**
  * What one provider confirmation did to its dispute: `inserted` (first heard of), `closed`
- * (open -> won | lost), `refreshed` (still open, a new evidence deadline), or `unchanged`.
+ * (open -> won | lost), `amount` (the provider now reports another amount: a further partial
+ * chargeback, a changed case), `refreshed` (still open, a new evidence deadline), or
+ * `unchanged`.
  */
-export type DisputeChange = 'inserted' | 'closed' | 'refreshed' | 'unchanged';
+export type DisputeChange = 'inserted' | 'closed' | 'amount' | 'refreshed' | 'unchanged';
 
 /**
- * One statement: the dispute of this provider case is created, or moved from open to the
- * provider's confirmed state (an open one also takes a new evidence deadline). The amount is
- * the one first confirmed: the ledger books each dispute step once. A won or lost dispute never moves again (a late or replayed
- * "open" finds the row closed and changes nothing), so duplicated and reordered events
- * leave one dispute in its latest state.
+ * One statement: the dispute of this provider case is created, or moved to the provider's
+ * confirmed state. Its status only moves from open to won or lost, never back, so a late or
+ * replayed "open" finds it closed and changes nothing, and duplicated or reordered events
+ * leave one dispute in its latest state. Its amount follows the provider while the dispute
+ * is open; a lost one only grows (chargebacks add up: a confirmation read before another
+ * that grew it never shrinks it back); a won dispute's amount is final. An open
+ * one also takes a new evidence deadline. The caller books the ledger from the row
+ * (services/disputes.ts) and holds the payment's lock.
  */
 export async function upsertDispute(
   tx: Queryable,
   d: DisputeFacts,
 ): Promise<{ row: DisputeRow; change: DisputeChange }> {
-  const res = await tx.query<DisputeRow & { inserted: boolean }>({
+  const res = await tx.query<
+    DisputeRow & { inserted: boolean; prior_status: DisputeStatus | null; prior_amount: number }
+  >({
     name: 'disputes_upsert',
-    text: `INSERT INTO disputes AS d (id, payment_id, app_id, provider, provider_ref, mode, status,
-         amount_minor, currency, reason, evidence_due_by, opened_at, closed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, now()),
-         CASE WHEN $7 = 'open' THEN NULL ELSE now() END)
-       ON CONFLICT (provider, provider_ref) DO UPDATE SET
-         status = EXCLUDED.status,
-         closed_at = EXCLUDED.closed_at,
-         evidence_due_by = COALESCE(EXCLUDED.evidence_due_by, d.evidence_due_by),
-         updated_at = now()
-       WHERE d.status = 'open'
-         AND (EXCLUDED.status <> 'open'
-              OR (EXCLUDED.evidence_due_by IS NOT NULL
-                  AND EXCLUDED.evidence_due_by IS DISTINCT FROM d.evidence_due_by))
-       RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
+    text: `WITH prior AS (
+         SELECT status AS prior_status, amount_minor AS prior_amount FROM disputes
+         WHERE provider = $4 AND provider_ref = $5
+       ), up AS (
+         INSERT INTO disputes AS d (id, payment_id, app_id, provider, provider_ref, mode, status,
+           amount_minor, currency, reason, evidence_due_by, opened_at, closed_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, now()),
+           CASE WHEN $7 = 'open' THEN NULL ELSE now() END)
+         ON CONFLICT (provider, provider_ref) DO UPDATE SET
+           status = CASE WHEN d.status = 'open' THEN EXCLUDED.status ELSE d.status END,
+           closed_at = CASE WHEN d.status = 'open' THEN EXCLUDED.closed_at ELSE d.closed_at END,
+           amount_minor = EXCLUDED.amount_minor,
+           evidence_due_by = CASE WHEN d.status = 'open'
+             THEN COALESCE(EXCLUDED.evidence_due_by, d.evidence_due_by) ELSE d.evidence_due_by END,
+           updated_at = now()
+         WHERE (d.status = 'open'
+                AND (EXCLUDED.status <> 'open'
+                     OR EXCLUDED.amount_minor <> d.amount_minor
+                     OR (EXCLUDED.evidence_due_by IS NOT NULL
+                         AND EXCLUDED.evidence_due_by IS DISTINCT FROM d.evidence_due_by)))
+            OR (d.status = 'lost' AND EXCLUDED.status = 'lost'
+                AND EXCLUDED.amount_minor > d.amount_minor)
+         RETURNING ${COLUMNS}, (xmax = 0) AS inserted
+       )
+       SELECT up.*, prior.prior_status, prior.prior_amount FROM up LEFT JOIN prior ON true`,
     values: [
       d.id,
       d.payment_id,
@@ -92,12 +110,14 @@ export async function upsertDispute(
   });
   const changed = res.rows[0];
   if (changed) {
-    const { inserted, ...row } = changed;
+    const { inserted, prior_status, prior_amount, ...row } = changed;
     const change: DisputeChange = inserted
       ? 'inserted'
-      : row.status !== 'open'
+      : prior_status === 'open' && row.status !== 'open'
         ? 'closed'
-        : 'refreshed';
+        : prior_amount !== row.amount_minor
+          ? 'amount'
+          : 'refreshed';
     return { row, change };
   }
   const current = await findDisputeByRef(tx, d.provider, d.provider_ref);
@@ -115,6 +135,41 @@ export async function findDisputeByRef(
     [provider, providerRef],
   );
   return res.rows[0] ?? null;
+}
+
+/** Another dispute of the same provider on the payment (the case a reversal belongs to). */
+export async function otherDisputeOfPayment(
+  db: Queryable,
+  paymentId: string,
+  provider: string,
+  providerRef: string,
+): Promise<DisputeRow | null> {
+  const res = await db.query<DisputeRow>(
+    `SELECT ${COLUMNS} FROM disputes
+     WHERE payment_id = $1 AND provider = $2 AND provider_ref <> $3
+     ORDER BY opened_at DESC, id DESC LIMIT 1`,
+    [paymentId, provider, providerRef],
+  );
+  return res.rows[0] ?? null;
+}
+
+/**
+ * What a reversal on record for the payment (the dispute named by the reversed capture)
+ * took back, as a positive amount; 0 when there is none.
+ */
+export async function takenByReversal(
+  db: Queryable,
+  paymentId: string,
+  provider: string,
+  captureRef: string,
+): Promise<number> {
+  const res = await db.query<{ taken: number }>(
+    `SELECT (-coalesce(sum(l.amount_minor), 0))::bigint AS taken
+     FROM disputes d JOIN ledger_entries l ON l.dispute_id = d.id AND l.type = 'dispute'
+     WHERE d.payment_id = $1 AND d.provider = $2 AND d.provider_ref = $3`,
+    [paymentId, provider, captureRef],
+  );
+  return res.rows[0]?.taken ?? 0;
 }
 
 export async function findDispute(db: Queryable, id: string): Promise<DisputeRow | null> {

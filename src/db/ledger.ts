@@ -67,6 +67,25 @@ export async function recordLedgerEntry(
   return res.rows[0] ?? null;
 }
 
+/**
+ * What the ledger holds for one dispute: the money taken back (the sum of its `dispute`
+ * entries, negative) and whether it was given back (a `dispute_reversal`).
+ */
+export async function disputeBooked(
+  tx: Queryable,
+  disputeId: string,
+): Promise<{ taken: number; givenBack: boolean }> {
+  const res = await tx.query<{ taken: number; given_back: boolean }>({
+    name: 'ledger_dispute_booked',
+    text: `SELECT coalesce(sum(amount_minor) FILTER (WHERE type = 'dispute'), 0)::bigint AS taken,
+       bool_or(type = 'dispute_reversal') IS TRUE AS given_back
+     FROM ledger_entries WHERE dispute_id = $1`,
+    values: [disputeId],
+  });
+  const r = res.rows[0];
+  return { taken: r?.taken ?? 0, givenBack: r?.given_back ?? false };
+}
+
 export interface LedgerFilter {
   provider: string | null;
   currency: string | null;

@@ -174,9 +174,15 @@ export interface PaymentListRow {
   test_scenario: string | null;
 }
 
-/** The refund shown beside a payment: its active one, else the most recent failed one (docs/api.md#create-a-refund). */
-const REFUND_STATUS = `LEFT JOIN LATERAL (SELECT r.status, r.amount_minor FROM refunds r
-   WHERE r.payment_id = p.id
+/**
+ * The refund shown beside a payment: its active one, else the latest failed one, and what is
+ * refunded: its active refunds added up (the provider's additional ones included), else the
+ * failed one's amount (docs/api.md#payment-list).
+ */
+const REFUND_STATUS = `LEFT JOIN LATERAL (SELECT r.status, CASE WHEN r.status = 'failed'
+     THEN r.amount_minor ELSE (SELECT sum(a.amount_minor) FROM refunds a WHERE a.payment_id = p.id
+       AND a.status IN ('initiated', 'succeeded'))::bigint END AS amount_minor
+   FROM refunds r WHERE r.payment_id = p.id
    ORDER BY (r.status <> 'failed') DESC, r.created_at DESC, r.id DESC LIMIT 1) rf ON true`;
 
 function keyset(

@@ -359,7 +359,7 @@ const PaymentList = object({
       refund_amount_minor: nullable({
         ...amount,
         description:
-          'The amount of the refund refund_status describes, in minor units; null without one.',
+          "What is refunded of the payment, in minor units: its initiated and succeeded refunds added up (refunds made at the provider included), else the failed refund's amount; null without a refund.",
       }),
       created_at: timestamp,
       updated_at: timestamp,

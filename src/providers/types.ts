@@ -122,6 +122,16 @@ export interface DisputeAction {
   evidenceDueBy: Date | null;
   /** When the provider opened it, where it says. */
   openedAt: Date | null;
+  /**
+   * A reversal with no case of its own (PayPal's reversed capture): when the payment has a
+   * case of the same provider, the reversal is that case's money and records nothing.
+   */
+  withoutCase?: true;
+  /**
+   * A case confirmed for a capture: the capture's reference, so money a reversal of that
+   * capture already took (booked before the provider had the case) is not taken twice.
+   */
+  covers?: string;
 }
 
 /** An amount as a provider reports it, in minor units of its currency. */

@@ -5,6 +5,7 @@
  */
 import type { Pool } from '../db/pool.js';
 import { earliestActivity } from '../db/reports.js';
+import { utcDayStart } from '../domain/adminQuery.js';
 import { MODES, PROVIDERS, type Mode, type ProviderSlug } from '../domain/types.js';
 import type { Logger } from '../logger.js';
 import type { ProviderRegistry } from '../providers/registry.js';
@@ -60,8 +61,10 @@ export async function balances(
 ): Promise<{ balances: BalanceEntry[]; errors: BalanceError[] }> {
   const now = new Date(deps.now());
   const earliest = await earliestActivity(deps.pool);
+  // From the start of the first day with money on record: nothing lies before it, and every
+  // closed day is then read from the rollup, none from the rows.
   const totals = earliest
-    ? await windowTotals(deps.pool, { since: earliest, until: now }, null, now)
+    ? await windowTotals(deps.pool, { since: utcDayStart(earliest), until: now }, null, now)
     : [];
   const calculated = new Map<string, Map<string, bigint>>();
   const key = (p: string, m: string) => `${p} ${m}`;

@@ -4,7 +4,7 @@
  */
 import * as disputesDb from '../db/disputes.js';
 import type { DisputeRow, DisputeStatus } from '../db/disputes.js';
-import { recordLedgerEntry } from '../db/ledger.js';
+import { disputeBooked, recordLedgerEntry } from '../db/ledger.js';
 import { enqueueEvent } from '../db/outbox.js';
 import { lockPayment, type PaymentRow } from '../db/payments.js';
 import { withTransaction, type Queryable } from '../db/pool.js';
@@ -26,7 +26,7 @@ import { applied, type Applied, type ProviderEventDeps } from './providerEvent.j
  * outbound event per change. The payment's own status never changes (spec 3.1 rule 1).
  */
 export async function applyDispute(
-  deps: ProviderEventDeps,
+  deps: Pick<ProviderEventDeps, 'pool' | 'log'>,
   slug: ProviderSlug,
   payment: PaymentRow,
   action: DisputeAction,
@@ -48,6 +48,12 @@ export async function applyDispute(
   const result = await withTransaction(deps.pool, async (tx) => {
     const locked = await lockPayment(tx, payment.id);
     if (!locked || locked.status !== 'succeeded') return null;
+    if (action.withoutCase) {
+      // A reversal of money a case already holds (PayPal reverses the capture of a
+      // chargeback case): the case is on record and took the money; nothing more moves.
+      const held = await disputesDb.otherDisputeOfPayment(tx, locked.id, slug, action.providerRef);
+      if (held) return { row: held, change: 'of_case' as const };
+    }
     const { row, change } = await disputesDb.upsertDispute(tx, {
       id: newId(),
       payment_id: locked.id,
@@ -62,8 +68,14 @@ export async function applyDispute(
       evidence_due_by: action.evidenceDueBy,
       opened_at: action.openedAt,
     });
-    if (change === 'inserted' || change === 'closed') {
-      await bookDispute(tx, row);
+    if (change === 'inserted' || change === 'closed' || change === 'amount') {
+      // A case whose capture was reversed before the provider had the case (a reversal on
+      // record as a dispute of its own): that money is gone already, the case takes only the
+      // rest, and gives it all back if won.
+      const taken = action.covers
+        ? await disputesDb.takenByReversal(tx, locked.id, slug, action.covers)
+        : 0;
+      await bookDispute(tx, row, taken);
     }
     if (change === 'inserted') {
       await enqueueDisputeEvent(tx, locked, 'dispute.opened', { ...row, status: 'open' });
@@ -96,19 +108,38 @@ export async function applyDispute(
       return applied('changed', row.status === 'open' ? 'dispute_opened' : `dispute_${row.status}`);
     case 'closed':
       return applied('changed', `dispute_${row.status}`);
+    case 'amount':
+      deps.log.warn(
+        {
+          dispute_id: row.id,
+          payment_id: row.payment_id,
+          provider: row.provider,
+          status: row.status,
+          amount_minor: row.amount_minor,
+          currency: row.currency,
+        },
+        'provider changed a dispute amount: ledger corrected',
+      );
+      return applied('changed', 'dispute_amount_changed');
     case 'refreshed':
       return applied('changed', 'dispute_updated');
     case 'unchanged':
       return applied('none', 'dispute_unchanged');
+    case 'of_case':
+      return applied('none', 'reversal_of_dispute');
   }
 }
 
 /**
- * The dispute's money on the ledger: taken back once (an open dispute holds the money, a
- * lost one has taken it), given back once when won. Each step is booked at most once (the
- * ledger's unique index), so a replay books nothing.
+ * The dispute's money on the ledger, brought to what the row says: taken back (an open
+ * dispute holds the money, a lost one has taken it) for its current amount, and given back
+ * once when won. What is booked already is read from the ledger, so a replay books nothing
+ * and a changed amount books only the difference (a correction entry of type `dispute`,
+ * never an edit). Money another record took already (takenElsewhere: a reversal of the
+ * case's capture) is not taken again. The caller holds the payment's lock, so two
+ * confirmations never book the same step.
  */
-async function bookDispute(tx: Queryable, d: DisputeRow): Promise<void> {
+async function bookDispute(tx: Queryable, d: DisputeRow, takenElsewhere = 0): Promise<void> {
   const entry = {
     payment_id: d.payment_id,
     dispute_id: d.id,
@@ -117,8 +148,12 @@ async function bookDispute(tx: Queryable, d: DisputeRow): Promise<void> {
     mode: d.mode,
     currency: d.currency,
   };
-  await recordLedgerEntry(tx, { ...entry, type: 'dispute', amount_minor: -d.amount_minor });
-  if (d.status === 'won') {
+  const booked = await disputeBooked(tx, d.id);
+  const correction = -Math.max(0, d.amount_minor - takenElsewhere) - booked.taken;
+  if (correction !== 0) {
+    await recordLedgerEntry(tx, { ...entry, type: 'dispute', amount_minor: correction });
+  }
+  if (d.status === 'won' && !booked.givenBack) {
     await recordLedgerEntry(tx, {
       ...entry,
       type: 'dispute_reversal',

@@ -3,7 +3,7 @@
  * and the operator's sync use this one call, and describe what they asked and learned the
  * same way, for the stuck list.
  */
-import type { PaymentRow } from '../db/payments.js';
+import { findPayment, type PaymentRow } from '../db/payments.js';
 import { ApiError } from '../domain/errors.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
@@ -14,6 +14,9 @@ import {
   type ProviderContext,
   type ProviderPaymentRef,
 } from '../providers/types.js';
+import { applyDispute } from './disputes.js';
+import type { ProviderEventDeps } from './providerEvent.js';
+import { applyProviderRefund } from './refunds.js';
 
 export interface StatusDeps {
   providers: ProviderRegistry;
@@ -72,6 +75,45 @@ export function describeAction(action: InboundAction): string {
     case 'dispute':
       return `dispute ${action.status}: ${action.amountMinor} ${action.currency}`;
   }
+}
+
+/**
+ * Everything the provider's answer confirms about the payment, in the order to apply it: its
+ * outcome first, then the money it shows moved since (refunds, chargebacks, reversals and
+ * cases), as the provider's confirmation of a webhook would (docs/providers). A provider whose
+ * webhooks need no confirmation answers its status alone.
+ */
+export async function fetchConfirmedStatus(call: StatusCall): Promise<InboundAction[]> {
+  if (!call.provider.confirmEvent) return [await call.provider.fetchStatus(call.ctx, call.ref)];
+  return call.provider.confirmEvent(call.ctx, call.ref, {
+    eventType: 'status',
+    action: { kind: 'none' },
+  });
+}
+
+/**
+ * The money movements of a status answer (its refunds and disputes; the outcome is the
+ * caller's), each through the use case that owns it as for a confirmed webhook, the payment
+ * read again before each. Answers what each did, for the record of the check.
+ */
+export async function applyMovements(
+  deps: Pick<ProviderEventDeps, 'pool' | 'log'>,
+  slug: ProviderSlug,
+  paymentId: string,
+  actions: InboundAction[],
+): Promise<string[]> {
+  const done: string[] = [];
+  for (const action of actions) {
+    if (action.kind !== 'refund' && action.kind !== 'dispute') continue;
+    const payment = await findPayment(deps.pool, paymentId);
+    if (!payment) break;
+    const result =
+      action.kind === 'refund'
+        ? await applyProviderRefund(deps, slug, payment, action)
+        : await applyDispute(deps, slug, payment, action);
+    done.push(result.outcome);
+  }
+  return done;
 }
 
 export function describeError(err: unknown): string {

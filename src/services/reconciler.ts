@@ -7,7 +7,14 @@ import type { ProviderSlug } from '../domain/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { PaymentProvider, ProviderContext } from '../providers/types.js';
 import { finalizePayment, outcomeOf, settleOutcome, type SettleDeps } from './finalize.js';
-import { describeAction, describeError, paymentQuestion, paymentRef } from './providerStatus.js';
+import {
+  applyMovements,
+  describeAction,
+  describeError,
+  fetchConfirmedStatus,
+  paymentQuestion,
+  paymentRef,
+} from './providerStatus.js';
 
 const RECHECK_AFTER_MS = 2 * 60_000;
 
@@ -108,7 +115,11 @@ async function resolveRegistration(
   });
 }
 
-/** The provider's current status of the payment, applied exactly as its webhook would be. */
+/**
+ * The provider's current status of the payment, applied exactly as its confirmed webhook
+ * would be: the outcome, then any money the answer shows moved since (a refund made at the
+ * provider, a chargeback, a reversal), booked through the same paths.
+ */
 async function applyProviderStatus(
   gw: ReconcilerDeps,
   provider: PaymentProvider,
@@ -116,14 +127,17 @@ async function applyProviderStatus(
   payment: PaymentRow,
 ): Promise<void> {
   const ref = paymentRef(payment);
-  const action = await provider.fetchStatus(ctx, ref);
+  const actions = await fetchConfirmedStatus({ provider, ctx, ref });
   await recordPaymentCheck(gw.pool, payment.id, {
     asked: paymentQuestion(payment),
-    learned: describeAction(action),
+    learned: actions.map(describeAction).join('; '),
   });
-  if (action.kind === 'payment') {
-    await settleOutcome(settleDeps(gw), payment, outcomeOf(action));
-  } else if (action.kind === 'capture_required' && provider.capture) {
-    await provider.capture(ctx, ref);
+  for (const action of actions) {
+    if (action.kind === 'payment') {
+      await settleOutcome(settleDeps(gw), payment, outcomeOf(action));
+    } else if (action.kind === 'capture_required' && provider.capture) {
+      await provider.capture(ctx, ref);
+    }
   }
+  await applyMovements(gw, provider.slug, payment.id, actions);
 }

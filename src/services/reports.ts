@@ -6,7 +6,6 @@
 import {
   appNames,
   deliveryAttempts,
-  initiatedTotals,
   listPaymentRows,
   listRefundRows,
   paymentExists,
@@ -146,15 +145,11 @@ function bucket(map: Map<string, Figures>, key: string): Figures {
  */
 export async function summary(db: Pool, w: Window, mode: Mode | '', asOf: Date): Promise<Summary> {
   const filter = mode === '' ? null : mode;
-  const [totals, initiated, apps] = await Promise.all([
-    windowTotals(db, w, filter, asOf),
-    initiatedTotals(db, w, filter),
-    appNames(db),
-  ]);
+  const [totals, apps] = await Promise.all([windowTotals(db, w, filter, asOf), appNames(db)]);
   const byApp = new Map<string, { all: Figures; cur: Map<string, Figures> }>();
   const byProvider = new Map<string, Figures>();
   const byCurrency = new Map<string, Figures>();
-  for (const g of [...totals, ...initiated]) {
+  for (const g of totals) {
     let a = byApp.get(g.app_id);
     if (!a) {
       a = { all: zero(), cur: new Map() };
@@ -248,7 +243,10 @@ export interface PaymentListItem {
   invoice_number: string | null;
   last_error: string;
   refund_status: string | null;
-  /** The amount of the refund refund_status describes (a partial refund is less than amount_minor). */
+  /**
+   * What is refunded of the payment: its initiated and succeeded refunds added up (a refund
+   * made at the provider beside ours included), else the failed refund's amount.
+   */
   refund_amount_minor: number | null;
   created_at: string;
   updated_at: string;

@@ -1,12 +1,13 @@
 /**
  * Report totals of any window from the daily rollup plus the raw rows around it. The full
- * UTC days of the window that are closed (over for an hour) come from report_daily,
- * materialized here on first use; the rest (the partial first day of a `since`, today, the
+ * UTC days of the window that are closed (over for an hour) come from report_daily (whole
+ * months of them from report_monthly), materialized here on first use; the rest (the partial first day of a `since`, today, the
  * hour after midnight) from the report indexes. The answer is the same as the plain
  * aggregate's, at a cost that no longer grows with the number of payments per day.
  */
 import type { Pool } from '../db/pool.js';
 import {
+  initiatedTotals,
   ledgerTotals,
   succeededByDay,
   succeededRefundTotals,
@@ -14,7 +15,14 @@ import {
   type DayTotal,
   type GroupTotal,
 } from '../db/reports.js';
-import { materializeDays, materializedDayCount, rollupByDay, rollupTotals } from '../db/rollup.js';
+import {
+  materializeDays,
+  materializedDayCount,
+  materializedMonthCount,
+  materializeMonths,
+  rollupByDay,
+  rollupTotals,
+} from '../db/rollup.js';
 import { DAY_MS, utcDay, utcDayStart, type Window } from '../domain/adminQuery.js';
 import type { Mode } from '../domain/types.js';
 
@@ -44,6 +52,26 @@ async function ensureDays(pool: Pool, from: string, to: string, count: number): 
   await materializeDays(pool, from, to);
 }
 
+/** The whole months of the day range [from, to), as 'YYYY-MM-01' bounds, or null. */
+export function wholeMonths(
+  from: Date,
+  to: Date,
+): { from: string; to: string; count: number } | null {
+  const first = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), 1));
+  if (first.getTime() < from.getTime()) first.setUTCMonth(first.getUTCMonth() + 1);
+  const end = new Date(Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), 1));
+  const count =
+    (end.getUTCFullYear() - first.getUTCFullYear()) * 12 + end.getUTCMonth() - first.getUTCMonth();
+  return count > 0 ? { from: utcDay(first), to: utcDay(end), count } : null;
+}
+
+/** Sums the whole months of the range once (their days are materialized first). */
+async function ensureMonths(pool: Pool, d: { from: Date; to: Date }): Promise<void> {
+  const m = wholeMonths(d.from, d.to);
+  if (!m || (await materializedMonthCount(pool, m.from, m.to)) === m.count) return;
+  await materializeMonths(pool, m.from, m.to);
+}
+
 function dayRange(d: { from: Date; to: Date }) {
   return {
     from: utcDay(d.from),
@@ -53,8 +81,8 @@ function dayRange(d: { from: Date; to: Date }) {
 }
 
 /**
- * Terminal payments (by finalized_at), succeeded refunds (by succeeded_at) and the ledger's
- * sums (by occurred_at) of the window.
+ * Terminal payments (by finalized_at), succeeded refunds (by succeeded_at), the ledger's
+ * sums (by occurred_at) and payments still initiated (by created_at) of the window.
  */
 export async function windowTotals(
   pool: Pool,
@@ -67,6 +95,7 @@ export async function windowTotals(
   if (split.days) {
     const r = dayRange(split.days);
     await ensureDays(pool, r.from, r.to, r.count);
+    await ensureMonths(pool, split.days);
     parts.push(rollupTotals(pool, r.from, r.to, mode));
   }
   for (const raw of split.raw) {
@@ -74,6 +103,7 @@ export async function windowTotals(
       terminalPaymentTotals(pool, raw, mode),
       succeededRefundTotals(pool, raw, mode),
       ledgerTotals(pool, raw, mode),
+      initiatedTotals(pool, raw, mode),
     );
   }
   return (await Promise.all(parts)).flat();

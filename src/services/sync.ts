@@ -10,6 +10,7 @@ import { withTransaction, type Pool } from '../db/pool.js';
 import { apiError, notFoundPayment, notConfigured } from '../domain/errors.js';
 import { isPaymentId } from '../domain/ids.js';
 import { storableText } from '../domain/storableText.js';
+import type { ProviderSlug } from '../domain/types.js';
 import { ProviderError } from '../providers/types.js';
 import type { Audit } from './audit.js';
 import {
@@ -22,8 +23,10 @@ import {
 } from './finalize.js';
 import { toPaymentView, type PaymentView } from './payments.js';
 import {
+  applyMovements,
   describeAction,
   describeError,
+  fetchConfirmedStatus,
   paymentQuestion,
   statusCall,
   type StatusDeps,
@@ -75,14 +78,17 @@ export async function syncPayment(
       return done;
     });
 
-  let action;
+  let actions;
   try {
-    action = await call.provider.fetchStatus(call.ctx, call.ref);
+    actions = await fetchConfirmedStatus(call);
   } catch (err) {
     await record(describeError(err), 'error');
     throw syncError(err);
   }
-  let learned = describeAction(action);
+  // The outcome comes first; money the answer shows moved since (refunds, chargebacks,
+  // reversals) is booked after it, as for the provider's confirmed webhook.
+  const action = actions[0] ?? { kind: 'none' as const };
+  let learned = actions.map(describeAction).join('; ');
   if (action.kind === 'payment') {
     const input = outcomeOf(action);
     const done = await record(learned, action.outcome, input);
@@ -106,5 +112,6 @@ export async function syncPayment(
   } else {
     await record(learned, 'unchanged');
   }
+  await applyMovements(deps, payment.provider as ProviderSlug, payment.id, actions.slice(1));
   return toPaymentView((await findPayment(deps.pool, payment.id)) ?? payment);
 }

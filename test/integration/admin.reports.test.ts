@@ -595,6 +595,14 @@ function shownRefund(p: P): R | undefined {
   return own.find((r) => r.status !== 'failed') ?? own[0];
 }
 
+/** docs/api.md#payment-list: the active refunds added up, else the failed one's amount. */
+function refundedOf(p: P): number | bigint | null {
+  const active = refunds.filter((r) => r.payment.id === p.id && r.status !== 'failed');
+  if (active.length > 0) return num(active.reduce((sum, r) => sum + r.amount, 0n));
+  const shown = shownRefund(p);
+  return shown ? num(shown.amount) : null;
+}
+
 function refundStatusOf(p: P): string | null {
   return shownRefund(p)?.status ?? null;
 }
@@ -637,7 +645,7 @@ describe('GET /admin/payments', () => {
           invoice_number: null,
           last_error: p.status === 'failed' ? 'card declined' : '',
           refund_status: refundStatusOf(p),
-          refund_amount_minor: ((r) => (r ? num(r.amount) : null))(shownRefund(p)),
+          refund_amount_minor: refundedOf(p),
           created_at: p.created.toISOString(),
           updated_at: p.created.toISOString(),
           finalized_at: p.finalized?.toISOString() ?? null,

@@ -3,8 +3,9 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { createTestDatabase } from '../helpers/db.js';
 
-// Migration 0018: the report trigger runs only for a payment finalized before today (UTC),
-// before or after the change, and then drops exactly that day's materialized totals.
+// The report-day triggers: a change of today's data keeps every past day's materialized
+// totals, a change that touches a past day drops that day. The ledger's trigger decides in
+// its WHEN condition (migration 0018, issue 28); the payments trigger in its function.
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let c: pg.Client;

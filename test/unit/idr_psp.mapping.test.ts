@@ -164,11 +164,33 @@ const ROWS: [string, Partial<StatusFields>, InboundAction][] = [
     },
   ],
   [
-    'partial_chargeback with its amount and time',
+    'chargeback after a partial chargeback: the total of the chargeback entries',
+    {
+      transaction_status: 'chargeback',
+      refunds: [
+        { refund_chargeback_id: 4, refund_amount: '1500.00', refund_key: 'rk-4' },
+        { refund_chargeback_id: 5, refund_amount: '2500.00', created_at: '2026-11-22 19:00:00' },
+        { refund_chargeback_id: 6, refund_amount: '6000.00', created_at: '2026-11-23 08:00:00' },
+      ],
+    },
+    {
+      kind: 'dispute',
+      providerRef: 'tx-1',
+      status: 'lost',
+      amountMinor: 8500,
+      currency: 'IDR',
+      reason: 'provider says so',
+      evidenceDueBy: null,
+      openedAt: new Date('2026-11-22T12:00:00Z'),
+    },
+  ],
+  [
+    'partial_chargeback: the keyless refunds[] entry is the chargeback, with its time',
     {
       transaction_status: 'partial_chargeback',
-      chargeback_amount: '2500.00',
-      chargeback_time: '2026-11-22 19:00:00',
+      refunds: [
+        { refund_chargeback_id: 5, refund_amount: '2500.00', created_at: '2026-11-22 19:00:00' },
+      ],
     },
     {
       kind: 'dispute',

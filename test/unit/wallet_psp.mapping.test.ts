@@ -157,6 +157,7 @@ describe('event mapping (docs/providers/wallet_psp.md)', () => {
         reason: 'CHARGEBACK',
         evidenceDueBy: null,
         openedAt: new Date('2026-01-01T00:00:00Z'),
+        withoutCase: true,
       },
     );
   });

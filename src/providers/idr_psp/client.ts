@@ -261,9 +261,6 @@ async function readStatus(ctx: ProviderContext, ref: ProviderPaymentRef): Promis
         currency: typeof tx.currency === 'string' ? tx.currency : 'IDR',
         refund_amount: typeof tx.refund_amount === 'string' ? tx.refund_amount : undefined,
         refunds: Array.isArray(tx.refunds) ? tx.refunds : undefined,
-        chargeback_amount:
-          typeof tx.chargeback_amount === 'string' ? tx.chargeback_amount : undefined,
-        chargeback_time: typeof tx.chargeback_time === 'string' ? tx.chargeback_time : undefined,
       },
     };
   }

@@ -19,8 +19,6 @@ export type StatusFields = Pick<
   | 'currency'
   | 'refund_amount'
   | 'refunds'
-  | 'chargeback_amount'
-  | 'chargeback_time'
 >;
 
 /** Rupiah amounts: minor units are whole rupiah, the provider writes "10000.00". */
@@ -103,25 +101,42 @@ function refundAction(tx: StatusFields): InboundAction {
   };
 }
 
+/** A charged-back transaction: its keyless refunds[] entries are the bank's chargebacks. */
+function isChargedBack(tx: Pick<StatusFields, 'transaction_status'>): boolean {
+  return tx.transaction_status === 'chargeback' || tx.transaction_status === 'partial_chargeback';
+}
+
+/**
+ * Midtrans lists refunds and chargebacks in one refunds[] list; a refund always carries a
+ * refund_key (ours, or one Midtrans makes up when none is given), a chargeback none. Only in
+ * a charged-back transaction is a keyless entry read as a chargeback; elsewhere it stays a
+ * refund named by its refund_chargeback_id.
+ */
+function isChargebackEntry(entry: RefundEntryWire, tx: StatusFields): boolean {
+  return isChargedBack(tx) && !entry.refund_key && entry.status !== 'failed';
+}
+
 /**
  * The buyer's bank took money back (D16): a dispute, lost at once since Midtrans runs no
- * dispute process the merchant takes part in through its API. One per transaction: the
- * status cycle allows settlement -> chargeback | partial_chargeback once. The amount is
- * chargeback_amount where the answer has it; a full chargeback without it took what the
- * refunds left. A partial one without an amount confirms nothing.
+ * dispute process the merchant takes part in through its API. One per transaction
+ * (provider_ref = transaction_id), its amount everything charged back so far: the sum of the
+ * chargeback entries of refunds[], so a partial_chargeback followed by another chargeback
+ * moves the one dispute to the new total. A full chargeback listing no entry took what the
+ * refunds left; a partial one without an entry confirms nothing.
  */
 export function chargebackAction(tx: StatusFields): InboundAction {
   const currency = tx.currency || 'IDR';
-  let amountMinor: number | null = null;
-  if (tx.chargeback_amount !== undefined) {
-    amountMinor = decimalToMinor(tx.chargeback_amount, currency);
-  } else if (tx.transaction_status === 'chargeback') {
-    const gross = decimalToMinor(tx.gross_amount, currency);
-    const refunded =
-      tx.refund_amount === undefined ? 0 : decimalToMinor(tx.refund_amount, currency);
-    amountMinor = gross === null || refunded === null ? null : gross - refunded;
+  const entries = (tx.refunds ?? []).filter((e) => isChargebackEntry(e, tx));
+  let amountMinor: number | null = 0;
+  for (const e of entries) {
+    const part = e.refund_amount === undefined ? null : decimalToMinor(e.refund_amount, currency);
+    amountMinor = part === null || amountMinor === null ? null : amountMinor + part;
+  }
+  if (entries.length === 0) {
+    amountMinor = tx.transaction_status === 'chargeback' ? leftAfterRefunds(tx, currency) : null;
   }
   if (amountMinor === null || amountMinor <= 0) return { kind: 'none' };
+  const first = entries[0]?.created_at;
   return {
     kind: 'dispute',
     providerRef: tx.transaction_id,
@@ -130,8 +145,24 @@ export function chargebackAction(tx: StatusFields): InboundAction {
     currency,
     reason: tx.status_message || tx.transaction_status,
     evidenceDueBy: null,
-    openedAt: tx.chargeback_time ? parseProviderTime(tx.chargeback_time) : null,
+    openedAt: first ? parseProviderTime(first) : null,
   };
+}
+
+/** gross_amount less the refunds listed (or the total refund_amount when none are). */
+function leftAfterRefunds(tx: StatusFields, currency: string): number | null {
+  const gross = decimalToMinor(tx.gross_amount, currency);
+  const listed = (tx.refunds ?? []).filter((e) => e.status !== 'failed');
+  const amounts =
+    listed.length > 0
+      ? listed.map((e) => (e.refund_amount === undefined ? null : e.refund_amount))
+      : [tx.refund_amount ?? '0'];
+  let refunded: number | null = 0;
+  for (const a of amounts) {
+    const m = a === null ? null : decimalToMinor(a, currency);
+    refunded = m === null || refunded === null ? null : refunded + m;
+  }
+  return gross === null || refunded === null ? null : gross - refunded;
 }
 
 /** Statuses the provider moves a transaction to only after it was paid. */
@@ -168,7 +199,8 @@ export function confirmedActions(tx: StatusFields, claimed: InboundAction): Inbo
   ];
   const listed = new Set<string>();
   for (const entry of tx.refunds ?? []) {
-    if (entry.status === 'failed') continue;
+    // A chargeback is money the bank took, recorded as the dispute below, never a refund.
+    if (entry.status === 'failed' || isChargebackEntry(entry, tx)) continue;
     const ref = refundRef(entry, tx);
     const amountMinor =
       entry.refund_amount === undefined
@@ -192,7 +224,7 @@ export function confirmedActions(tx: StatusFields, claimed: InboundAction): Inbo
     out.push(claimed);
   }
   // Whatever the event claimed, a charged-back transaction is recorded as the answer says.
-  if (tx.transaction_status === 'chargeback' || tx.transaction_status === 'partial_chargeback') {
+  if (isChargedBack(tx)) {
     const dispute = chargebackAction(tx);
     if (dispute.kind === 'dispute') out.push(dispute);
   }

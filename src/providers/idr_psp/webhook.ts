@@ -76,8 +76,6 @@ export function parseNotification(rawBody: Buffer): InboundEvent {
     currency: str(n.currency) ?? 'IDR',
     refund_amount: str(n.refund_amount),
     refunds: Array.isArray(n.refunds) ? n.refunds : undefined,
-    chargeback_amount: str(n.chargeback_amount),
-    chargeback_time: str(n.chargeback_time),
   });
   // A declined refund is the one thing taken from a notification's body (the status API lists
   // completed refunds only), so its signed status_code must say so: 202, as the provider

@@ -138,22 +138,19 @@ export interface TransactionWire extends CoreResponse {
   payment_amounts?: { paid_at: string; amount: string }[];
   refund_amount?: string;
   refunds?: RefundEntryWire[];
-  /**
-   * chargeback / partial_chargeback: the amount the buyer's bank took back. Midtrans
-   * documents the statuses but publishes no sample of their answer; this field is how the
-   * simulator reports the amount, and a full chargeback without it takes what was left
-   * (gross less refunds) (docs/providers/idr_psp.md, "Chargebacks").
-   */
-  chargeback_amount?: string;
-  /** chargeback / partial_chargeback: when it was charged back (provider time). */
-  chargeback_time?: string;
   /** Echo of the registration's custom_field1. */
   custom_field1?: string;
 }
 
-/** One refund of a transaction, as status answers and notifications list them. */
+/**
+ * One refund or chargeback of a transaction, as status answers and notifications list them
+ * (Midtrans keeps both in `refunds[]` under one id, `refund_chargeback_id`). A refund always
+ * has a `refund_key` (the merchant's, or one Midtrans makes up); a chargeback, which nobody
+ * asked the refund API for, has none (docs/providers/idr_psp.md, "Chargebacks").
+ */
 export interface RefundEntryWire {
   refund_chargeback_id?: number;
+  refund_chargeback_uuid?: string;
   refund_amount?: string;
   refund_key?: string;
   created_at?: string;

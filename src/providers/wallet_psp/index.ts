@@ -165,13 +165,23 @@ async function confirmEvent(
   const order = await getOrder(ctx, ref.providerRef);
   const status = orderAction(order);
   const capture = order.purchase_units[0]?.payments?.captures?.[0];
-  // A reversed capture is on record whichever event brought the gateway here.
-  const reversal = capture ? reversalAction(capture) : null;
-  const confirmed: InboundAction[] = reversal ? [status, reversal] : [status];
   const claim = claimed.action;
+  const claimedCase =
+    claim.kind === 'dispute' && claimed.eventType.startsWith('CUSTOMER.DISPUTE.')
+      ? await confirmDispute(ctx, claim.providerRef, capture?.id)
+      : null;
+  // A reversed capture is on record whichever event brought the gateway here: as the case
+  // that holds its money where PayPal has one for the capture (a chargeback case reverses the
+  // capture: the same money, booked once), else as a reversal of its own.
+  let reversal: InboundAction | null = capture ? reversalAction(capture) : null;
+  if (reversal && capture && !claimedCase) {
+    reversal = (await caseOfCapture(ctx, capture.id)) ?? reversal;
+  }
+  const confirmed: InboundAction[] = [status];
+  if (claimedCase) confirmed.push(claimedCase);
+  else if (reversal) confirmed.push(reversal);
   if (claim.kind === 'dispute' && claimed.eventType.startsWith('CUSTOMER.DISPUTE.')) {
-    const dispute = await confirmDispute(ctx, claim.providerRef, capture?.id);
-    return dispute ? [...confirmed, dispute] : confirmed;
+    return confirmed;
   }
   if (claim.kind !== 'refund' || !claim.providerRefundRef) return confirmed;
   const res = await apiCall(
@@ -220,7 +230,35 @@ async function confirmDispute(
       `dispute ${JSON.stringify(dispute.dispute_id)} belongs to another payment`,
     );
   }
-  return disputeAction(dispute);
+  const action = disputeAction(dispute);
+  return action ? { ...action, covers: captureId } : null;
+}
+
+/**
+ * The newest case PayPal has for a capture (GET /v1/customer/disputes?disputed_transaction_id=,
+ * PayPal Disputes v1 list), read in full and confirmed like any case; null when none.
+ */
+async function caseOfCapture(
+  ctx: ProviderContext,
+  captureId: string,
+): Promise<InboundAction | null> {
+  const res = await apiCall(
+    ctx,
+    'GET',
+    `/v1/customer/disputes?disputed_transaction_id=${encodeURIComponent(captureId)}`,
+  );
+  if (res.status !== 200) throw rejected(res);
+  const items = (res.body as { items?: unknown } | null)?.items;
+  if (!Array.isArray(items))
+    throw new ProviderError('indeterminate', 'wallet_psp disputes unreadable');
+  const newest = items
+    .filter((i): i is { dispute_id: string; create_time?: string } => isDisputeSummary(i))
+    .sort((a, b) => (b.create_time ?? '').localeCompare(a.create_time ?? ''))[0];
+  return newest ? confirmDispute(ctx, newest.dispute_id, captureId) : null;
+}
+
+function isDisputeSummary(v: unknown): v is { dispute_id: string; create_time?: string } {
+  return typeof v === 'object' && v !== null && typeof (v as WpDispute).dispute_id === 'string';
 }
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {

@@ -240,6 +240,7 @@ export function reversalAction(capture: Partial<WpCapture>): DisputeAction | nul
     reason: typeof reason === 'string' && reason ? reason : 'REVERSED',
     evidenceDueBy: null,
     openedAt: dateOrNull(capture.update_time),
+    withoutCase: true,
   };
 }
 

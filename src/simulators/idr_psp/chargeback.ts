@@ -1,16 +1,18 @@
+import { randomInt } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { rawBody, sendText } from '../reply.js';
 import { replyToAction, type ActionResult } from '../common.js';
 import { publicBase, type Sim } from './context.js';
 import { notify } from './notify.js';
 import { parseBody } from './protocol.js';
-import { isPaid, refundedAmount, type SimTransaction } from './transactions.js';
+import { isPaid, refundedAmount, type SimRefund, type SimTransaction } from './transactions.js';
 
 /**
  * POST /payments/<ref>/chargeback (docs/api.md#test-mode, D16): the buyer's bank takes back
  * the money left on a paid transaction, or `{ "amount_minor": n }` of it. The transaction
- * moves to chargeback (everything left) or partial_chargeback, once (Midtrans' status cycle
- * goes there from settlement only), and the provider notifies.
+ * moves to chargeback (everything left) or partial_chargeback (a partly charged-back one can
+ * be charged back again), the chargeback is listed in refunds[] without a refund_key, and the
+ * provider notifies (docs/providers/idr_psp.md, "Chargebacks").
  */
 export async function chargebackAction(
   sim: Sim,
@@ -31,7 +33,7 @@ export async function chargebackAction(
   const now = sim.clock.now();
   let problem = '';
   const tx = await sim.transactions.update(found.order_id, (cur) => {
-    if (!isPaid(cur)) {
+    if (!isPaid(cur) && cur.transaction_status !== 'partial_chargeback') {
       problem = `cannot charge back: transaction is ${cur.transaction_status}`;
       return null;
     }
@@ -49,11 +51,23 @@ export async function chargebackAction(
       return null;
     }
     const amount = requested ?? left;
+    const chargeback: SimRefund = {
+      refund_key: '',
+      refund_chargeback_id: randomInt(1, 2 ** 31 - 1),
+      amount,
+      reason: "chargeback by the buyer's bank",
+      status: 'succeeded',
+      created_ms: now,
+      settled_ms: now,
+      failure_message: null,
+      answer: { http: 200, body: {} },
+      chargeback: true,
+    };
     return {
       ...cur,
       transaction_status: amount === left ? 'chargeback' : 'partial_chargeback',
       status_message: 'midtrans chargeback notification',
-      chargeback: { amount, time_ms: now },
+      refunds: [...(cur.refunds ?? []), chargeback],
     };
   });
   if (!tx) return sendText(reply, 404, 'unknown reference');

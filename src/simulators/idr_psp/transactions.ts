@@ -65,6 +65,11 @@ export interface SimRefund {
   failure_message: string | null;
   /** The answer to the request that created it, replayed for the same refund_key. */
   answer: { http: number; body: Record<string, unknown> };
+  /**
+   * The buyer's bank took this back (POST /payments/<ref>/chargeback): listed in refunds[]
+   * like a refund, without a refund_key (nobody asked the refund API for it).
+   */
+  chargeback?: true;
 }
 
 /** One provider transaction as the simulator stores it (sim_objects, kind 'transaction'). */
@@ -103,8 +108,6 @@ export interface SimTransaction {
    */
   chosen?: boolean;
   refunds?: SimRefund[];
-  /** The buyer's bank took money back (POST /payments/<ref>/chargeback): how much, when. */
-  chargeback?: { amount: number; time_ms: number };
   /** The registration's custom_field1 (a test_scenario in test mode), echoed back. */
   custom_field1?: string | null;
   /** Faults of the test_scenario already played (simulators/faults.ts). */
@@ -386,10 +389,6 @@ export function transactionWire(
     out.refund_amount = `${refundedAmount(tx)}.00`;
     out.refunds = done.map(refundEntry);
   }
-  if (tx.chargeback) {
-    out.chargeback_amount = `${tx.chargeback.amount}.00`;
-    out.chargeback_time = formatProviderTime(tx.chargeback.time_ms);
-  }
   return out;
 }
 
@@ -408,7 +407,7 @@ export function refundEntry(r: SimRefund): RefundEntryWire {
   return {
     refund_chargeback_id: r.refund_chargeback_id,
     refund_amount: `${r.amount}.00`,
-    refund_key: r.refund_key,
+    ...(r.chargeback ? {} : { refund_key: r.refund_key }),
     created_at: formatProviderTime(r.created_ms),
     ...(r.reason ? { reason: r.reason } : {}),
   };

@@ -23,6 +23,11 @@ interface SimOrderDispute {
   disputeId: string;
 }
 
+/** sim_objects kind 'capture_dispute': the case of a capture (the dispute list's filter). */
+interface SimCaptureDispute {
+  disputeId: string;
+}
+
 /** How long the merchant has to answer a new case (PayPal gives 10 days in an inquiry). */
 const RESPONSE_DAYS = 10;
 
@@ -40,6 +45,37 @@ export function registerDisputeRoutes(app: FastifyInstance, ctx: WalletRouteCont
   const { orders } = sim;
   const disputes = new SimStore<SimDispute>(gw.pool, 'wallet_psp', 'dispute');
   const byOrder = new SimStore<SimOrderDispute>(gw.pool, 'wallet_psp', 'order_dispute');
+  const byCapture = new SimStore<SimCaptureDispute>(gw.pool, 'wallet_psp', 'capture_dispute');
+
+  // The dispute list filtered by the disputed transaction (PayPal Disputes v1,
+  // GET /v1/customer/disputes?disputed_transaction_id=): the capture's case, as a summary.
+  app.get<{ Querystring: { disputed_transaction_id?: string } }>(
+    '/v1/customer/disputes',
+    async (req, reply) => {
+      const token = await authorize(req, reply);
+      if (!token) return reply;
+      const captureId = req.query.disputed_transaction_id ?? '';
+      const pointer = captureId ? await byCapture.get(captureId) : null;
+      const found = pointer ? await disputes.get(pointer.disputeId) : null;
+      const items =
+        found && found.clientId === token.clientId
+          ? [
+              {
+                dispute_id: found.dispute.dispute_id,
+                create_time: found.dispute.create_time,
+                update_time: found.dispute.update_time,
+                reason: found.dispute.reason,
+                status: found.dispute.status,
+                dispute_amount: found.dispute.dispute_amount,
+                dispute_life_cycle_stage: found.dispute.dispute_life_cycle_stage,
+                dispute_channel: found.dispute.dispute_channel,
+                links: [],
+              },
+            ]
+          : [];
+      return sendJson(reply, 200, { items, links: [] });
+    },
+  );
 
   app.get<{ Params: { id: string } }>('/v1/customer/disputes/:id', async (req, reply) => {
     const token = await authorize(req, reply);
@@ -89,10 +125,11 @@ export function registerDisputeRoutes(app: FastifyInstance, ctx: WalletRouteCont
     links: [{ href: `${sim.apiBase()}/v2/checkout/orders/${order.id}`, rel: 'up', method: 'GET' }],
   });
 
-  // A bank reversal: no case, the money is gone at once.
+  // The capture taken back: a bank reversal with no case (the money is gone at once), or,
+  // on an order with a case, the chargeback of that case (PayPal reverses the capture of a
+  // case it decided for the buyer's bank: the case's money, not more).
   app.post<{ Params: { ref: string } }>('/payments/:ref/reverse', async (req, reply) => {
     const ref = req.params.ref;
-    if (await byOrder.get(ref)) return sendText(reply, 409, `order ${ref} has a dispute`);
     const now = clock.now();
     let refusal = '';
     const updated = await orders.update(ref, (o) => {
@@ -137,7 +174,11 @@ export function registerDisputeRoutes(app: FastifyInstance, ctx: WalletRouteCont
       const found = await orders.get(ref);
       if (!found) return sendText(reply, 404, 'unknown reference');
       const capture = orderCapture(found.order);
-      if (!capture || (capture.status !== 'COMPLETED' && capture.status !== 'PARTIALLY_REFUNDED')) {
+      const completed =
+        capture && (capture.status === 'COMPLETED' || capture.status === 'PARTIALLY_REFUNDED');
+      // A case opens on a completed capture; it is resolved whatever happened to the capture
+      // since (a chargeback case reverses it first).
+      if (!capture || (action === 'dispute' && !completed)) {
         return sendText(reply, 409, `cannot ${action}: order ${ref} has no completed capture`);
       }
       const now = clock.now();
@@ -148,6 +189,7 @@ export function registerDisputeRoutes(app: FastifyInstance, ctx: WalletRouteCont
         // One case per order: the insert of its pointer decides a race between two actions.
         const claimed = await byOrder.create(ref, { disputeId: dispute.dispute_id });
         if (!claimed.created) return sendText(reply, 409, `order ${ref} already has a dispute`);
+        await byCapture.create(capture.id, { disputeId: dispute.dispute_id });
         await disputes.create(dispute.dispute_id, {
           dispute,
           clientId: found.clientId,
