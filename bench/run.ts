@@ -3,14 +3,18 @@
  * fresh database (DATABASE_URL's server, or an embedded PostgreSQL), drives it with
  * autocannon, measures a reference in the same run, and writes JSON to bench/results/.
  * Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 64),
- * BENCH_INSTANCES (comma list of WORKERS counts for the GET scenario, default 1,2),
- * BENCH_SIMULATORS (`process`: the simulators run as their own process, `npm run simulators`,
- * instead of mounted in the gateway). The soak (bench/soak.ts) runs only when named:
+ * BENCH_INSTANCES (comma list of WORKERS counts for the GET and create scenarios, default 1),
+ * BENCH_SIMULATORS (`mounted`: the simulators inside the gateway instead of their own process,
+ * `npm run simulators`), BENCH_DB_TAG (suffix of the bench databases' names).
+ * Each scenario reports CPU ms per operation of the gateway, the simulators and PostgreSQL's
+ * backends, apart (bench/lib/cpu.ts), and a summary table closes the run.
+ * The soak (bench/soak.ts) runs only when named:
  * BENCH_SOAK_MINUTES (default 30), BENCH_SOAK_RATE (default half the measured maximum).
  * Storage per payment (bench/storage.ts) too: BENCH_STORAGE_PAYMENTS (default 20,000).
  */
+import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { benchDatabase, machine } from './lib/env.js';
+import { benchDatabase, machine, simulatorsApart } from './lib/env.js';
 import { benchAdmin } from './admin.js';
 import { benchReconciliation } from './reconciliation.js';
 import { benchOperatorAuth } from './operators.js';
@@ -20,6 +24,7 @@ import { benchCreatePayments } from './scenarios/create.js';
 import { benchSignedGet } from './scenarios/get.js';
 import { benchWebhookToDelivery } from './scenarios/webhook.js';
 import { benchEndpoints } from './scenarios/endpoints.js';
+import { summaryTable } from './lib/summary.js';
 
 export interface BenchSettings {
   durationS: number;
@@ -51,14 +56,15 @@ async function main() {
   const settings: BenchSettings = {
     durationS: Number(process.env.BENCH_DURATION ?? 10),
     connections: Number(process.env.BENCH_CONNECTIONS ?? 64),
-    instances: (process.env.BENCH_INSTANCES ?? '1,2').split(',').map(Number),
+    instances: (process.env.BENCH_INSTANCES ?? '1').split(',').map(Number),
   };
   const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : DEFAULT_SCENARIOS;
   const results: Record<string, unknown> = {
     date: new Date().toISOString(),
     machine: machine(),
     database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded',
-    simulators: process.env.BENCH_SIMULATORS === 'process' ? 'own process' : 'mounted',
+    simulators: simulatorsApart() ? 'own process' : 'mounted',
+    commit: execSync('git rev-parse --short HEAD').toString().trim(),
     settings,
   };
   for (const name of chosen) {
@@ -74,6 +80,9 @@ async function main() {
       await db.close();
     }
   }
+  const summary = summaryTable(results);
+  console.log(summary);
+  results.summary = summary.split('\n');
   mkdirSync('bench/results', { recursive: true });
   const file = `bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
   writeFileSync(file, JSON.stringify(results, null, 2) + '\n');

@@ -164,7 +164,9 @@ export async function benchSoak(db: BenchDatabase, s: BenchSettings) {
           headers: signedHeaders(theApp, 'GET', path, ''),
         });
         const ref = ((await read.json()) as { provider_ref: string }).provider_ref;
-        const res = await fetch(`${gw.url}/sim/idr_psp/payments/${ref}/pay`, { method: 'POST' });
+        const res = await fetch(`${gw.simulators?.url ?? gw.url}/sim/idr_psp/payments/${ref}/pay`, {
+          method: 'POST',
+        });
         await res.text();
         if (res.status === 200) paid++;
         else payFailures++;

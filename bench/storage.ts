@@ -82,7 +82,9 @@ export async function benchStorage(db: BenchDatabase, s: BenchSettings) {
       const path = `/v1/payments/${id}`;
       const read = await fetch(gw.url + path, { headers: signedHeaders(app, 'GET', path, '') });
       const ref = ((await read.json()) as { provider_ref: string }).provider_ref;
-      const res = await fetch(`${gw.url}/sim/idr_psp/payments/${ref}/pay`, { method: 'POST' });
+      const res = await fetch(`${gw.simulators?.url ?? gw.url}/sim/idr_psp/payments/${ref}/pay`, {
+        method: 'POST',
+      });
       await res.text();
     }
   };

@@ -63,11 +63,22 @@ export class AppKeyCache {
  * stored provider reference. Nothing updates such a row (every status change is guarded by
  * status = 'initiated', the provider reference is written once), so the entry can never be
  * stale. Initiated payments are always read from the database.
+ *
+ * Bounded by bytes, not entries (issue 28): a body carries the app's metadata (up to the
+ * request body limit), so a count alone bounds nothing. An entry is charged its body and
+ * id (one byte a character: V8 keeps ASCII strings in one-byte form; a body with other
+ * characters is charged twice) plus a fixed overhead for the Map slot and the record.
  */
 export class SettledPaymentCache {
-  private readonly entries = new Map<string, { appId: string; body: string }>();
+  private readonly entries = new Map<string, { appId: string; body: string; cost: number }>();
+  private bytes = 0;
 
-  constructor(private readonly maxEntries = 100_000) {}
+  constructor(private readonly maxBytes = 32 * 2 ** 20) {}
+
+  /** Bytes currently charged to the entries. */
+  get size(): number {
+    return this.bytes;
+  }
 
   get(paymentId: string, appId: string): string | undefined {
     const e = this.entries.get(paymentId);
@@ -75,11 +86,25 @@ export class SettledPaymentCache {
   }
 
   set(paymentId: string, appId: string, body: string): void {
-    if (this.entries.size >= this.maxEntries) {
-      // Evict the oldest insertion (Map keeps insertion order).
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
+    // eslint-disable-next-line no-control-regex
+    const wide = /[^\x00-\xff]/.test(body) ? 2 : 1;
+    const cost = ENTRY_OVERHEAD_BYTES + paymentId.length + body.length * wide;
+    if (cost > this.maxBytes) return;
+    const old = this.entries.get(paymentId);
+    if (old) {
+      this.bytes -= old.cost;
+      this.entries.delete(paymentId);
     }
-    this.entries.set(paymentId, { appId, body });
+    // Evict the oldest insertions (a Map keeps insertion order) until the new entry fits.
+    for (const [id, e] of this.entries) {
+      if (this.bytes + cost <= this.maxBytes) break;
+      this.entries.delete(id);
+      this.bytes -= e.cost;
+    }
+    this.entries.set(paymentId, { appId, body, cost });
+    this.bytes += cost;
   }
 }
+
+/** The Map slot, the record and the strings' headers: about 95 bytes measured on Node 20 (heap growth over 100,000 entries), rounded up. */
+const ENTRY_OVERHEAD_BYTES = 128;

@@ -1,5 +1,6 @@
 import { purgeExpired } from './db/idempotency.js';
 import { purgeRejectedInbound } from './db/inbound.js';
+import { analyzeGrownTables } from './db/planGuard.js';
 import {
   purgeEndedSessions,
   purgeOldDeliveryAttempts,
@@ -22,6 +23,8 @@ const PURGE_EVERY_MS = 10 * 60_000;
 const RECONCILE_EVERY_MS = 10_000;
 const ENDPOINT_CHECK_EVERY_MS = 60_000;
 const DAILY_RECONCILIATION_EVERY_MS = 5 * 60_000;
+/** How often the hot tables' sizes are compared with their statistics (db/planGuard.ts). */
+const PLAN_GUARD_EVERY_MS = 2_000;
 
 /**
  * The retention job (docs/operations.md#retention): every purge runs in batches until it
@@ -70,6 +73,16 @@ export async function startWorkers(gw: Gateway): Promise<Workers> {
     );
   };
   every(PURGE_EVERY_MS, 'retention', () => purgeHistory(gw));
+  every(PLAN_GUARD_EVERY_MS, 'plan guard', async () => {
+    const { analysed, refused } = await analyzeGrownTables(gw.pool);
+    if (analysed.length > 0) gw.log.info({ tables: analysed }, 'plan guard: grown tables analysed');
+    if (refused.length > 0) {
+      gw.log.warn(
+        { tables: refused },
+        'plan guard: ANALYZE skipped these tables (the database role does not own them); run ANALYZE as their owner after large growth',
+      );
+    }
+  });
   every(RECONCILE_EVERY_MS, 'reconciler', () => reconcileDue(gw));
   every(RECONCILE_EVERY_MS, 'refund retry', () => retryUnansweredRefunds(serviceDeps(gw)));
   every(ENDPOINT_CHECK_EVERY_MS, 'endpoint auto-disable', () =>

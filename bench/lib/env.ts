@@ -24,7 +24,9 @@ export interface BenchDatabase {
 }
 
 /** DATABASE_URL's server, or an embedded PostgreSQL; a fresh, migrated database on it. */
-export async function benchDatabase(name: string): Promise<BenchDatabase> {
+export async function benchDatabase(base: string): Promise<BenchDatabase> {
+  // BENCH_DB_TAG keeps two checkouts benchmarking on one server apart.
+  const name = process.env.BENCH_DB_TAG ? `${base}_${process.env.BENCH_DB_TAG}` : base;
   let embedded: EmbeddedDatabase | undefined;
   let serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
@@ -54,6 +56,9 @@ export async function benchDatabase(name: string): Promise<BenchDatabase> {
 export interface Proc {
   child: ChildProcess;
   url: string;
+  pid: number;
+  /** The simulators' process, when they run apart from the gateway. */
+  simulators?: Proc;
   /** Peak resident set (VmHWM) of the process and its children, in MiB. */
   peakRssMiB(): number;
   stop(): Promise<void>;
@@ -87,7 +92,9 @@ export async function startProcess(
   cwd?: string,
 ): Promise<Proc> {
   port ??= await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  // BENCH_NODE_ARGS: extra node flags for the measured processes, e.g. --cpu-prof.
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], {
     cwd,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -110,6 +117,7 @@ export async function startProcess(
   return {
     child,
     url,
+    pid,
     peakRssMiB: () => {
       const pids = [pid, ...childPids(pid)];
       return Math.round(pids.reduce((s, p) => s + vmHwmKiB(p), 0) / 1024);
@@ -123,23 +131,40 @@ export async function startProcess(
   };
 }
 
+/** The simulators run as their own process unless BENCH_SIMULATORS=mounted. */
+export function simulatorsApart(): boolean {
+  return process.env.BENCH_SIMULATORS !== 'mounted';
+}
+
 /**
- * The gateway as its own process. BENCH_SIMULATORS=process: the simulators run as a process
- * of their own (`npm run simulators`) and the gateway reaches them through SIMULATORS_URL, so
- * the gateway's numbers do not include serving the simulated providers.
+ * The gateway as its own process. By default the simulators run as a process of their own
+ * (`npm run simulators`) and the gateway reaches them through SIMULATORS_URL, so the
+ * gateway's CPU does not include serving the simulated providers (BENCH_SIMULATORS=mounted:
+ * inside the gateway, as `npm start` does in test mode).
  */
 export async function startGatewayProcess(
   databaseUrl: string,
   extra: Record<string, string> = {},
 ): Promise<Proc> {
-  const env = { DATABASE_URL: databaseUrl, ADMIN_TOKEN, MASTER_KEY, ...extra };
-  if (process.env.BENCH_SIMULATORS !== 'process' || extra.SIMULATORS === 'off') {
+  const env = {
+    DATABASE_URL: databaseUrl,
+    ADMIN_TOKEN,
+    MASTER_KEY,
+    PGAPPNAME: 'gateway',
+    ...extra,
+  };
+  if (!simulatorsApart() || extra.SIMULATORS === 'off') {
     return startProcess(['src/main.ts'], env, '/readyz');
   }
   const gatewayPort = await freePort();
   const sims = await startProcess(
     ['src/simulators/main.ts'],
-    { DATABASE_URL: databaseUrl, MASTER_KEY, GATEWAY_URL: `http://127.0.0.1:${gatewayPort}` },
+    {
+      DATABASE_URL: databaseUrl,
+      MASTER_KEY,
+      PGAPPNAME: 'simulators',
+      GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`,
+    },
     '/healthz',
   );
   try {
@@ -151,6 +176,7 @@ export async function startGatewayProcess(
     );
     return {
       ...gw,
+      simulators: sims,
       stop: async () => {
         await gw.stop();
         await sims.stop();

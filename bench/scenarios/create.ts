@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { BARRIER_SQL } from '../../src/db/pool.js';
+import { cpuWindow } from '../lib/cpu.js';
 import { startGatewayProcess, type BenchDatabase } from '../lib/env.js';
 import { load, ratio, type LoadOptions } from '../lib/load.js';
 import { createApp } from '../lib/seed.js';
@@ -25,12 +26,16 @@ async function referenceWrites(databaseUrl: string, s: BenchSettings) {
     connectionString: databaseUrl,
     max: 20,
     options: '-c synchronous_commit=off',
+    application_name: 'reference',
   });
+  // A connection ended by the server (a shared machine) must not end the run.
+  pool.on('error', () => undefined);
   await pool.query(
     'CREATE TABLE IF NOT EXISTS bench_ref (id text PRIMARY KEY, n integer, data jsonb)',
   );
   const latencies: number[] = [];
   let done = 0;
+  const cpu = await cpuWindow(databaseUrl, { reference: 'self' });
   const until = Date.now() + s.durationS * 1000;
   const worker = async () => {
     while (Date.now() < until) {
@@ -46,6 +51,7 @@ async function referenceWrites(databaseUrl: string, s: BenchSettings) {
     }
   };
   await Promise.all(Array.from({ length: s.connections }, worker));
+  const cpuPerOp = await cpu.end(done);
   await pool.query('DROP TABLE bench_ref');
   await pool.end();
   latencies.sort((a, b) => a - b);
@@ -56,6 +62,7 @@ async function referenceWrites(databaseUrl: string, s: BenchSettings) {
     rps: Math.round(done / s.durationS),
     p50_ms: pct(0.5),
     p99_ms: pct(0.99),
+    ...cpuPerOp,
   };
 }
 
@@ -92,13 +99,19 @@ export async function benchCreatePayments(db: BenchDatabase, s: BenchSettings) {
   for (const workers of s.instances) {
     const gw = await startGatewayProcess(db.url, { WORKERS: String(workers) });
     await load({ url: gw.url, connections: s.connections, duration: 2, requests: [request()] });
+    const cpu = await cpuWindow(db.url, {
+      gateway: gw.pid,
+      simulators: gw.simulators?.pid,
+      load_generator: 'self',
+    });
     const result = await load({
       url: gw.url,
       connections: s.connections,
       duration: s.durationS,
       requests: [request()],
     });
-    instances.push({ workers, ...result, peak_rss_mib: gw.peakRssMiB() });
+    const cpuPerOp = await cpu.end(result.requests);
+    instances.push({ workers, ...result, ...cpuPerOp, peak_rss_mib: gw.peakRssMiB() });
     await gw.stop();
   }
   const reference = await referenceWrites(db.url, s);

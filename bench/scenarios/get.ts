@@ -1,4 +1,5 @@
 import { ADMIN_TOKEN, startGatewayProcess, startProcess, type BenchDatabase } from '../lib/env.js';
+import { cpuWindow } from '../lib/cpu.js';
 import { load, ratio, type LoadOptions } from '../lib/load.js';
 import { createApp, seedPayments } from '../lib/seed.js';
 import { signedHeaders } from '../lib/sign.js';
@@ -45,14 +46,19 @@ export async function benchSignedGet(db: BenchDatabase, s: BenchSettings) {
   );
   await load({ ...options(ref.url), duration: 2 });
   const instances: Record<string, unknown>[] = [];
-  let references: Awaited<ReturnType<typeof load>>[] = [];
+  type Measured = Awaited<ReturnType<typeof load>> & Record<string, number>;
+  let references: Measured[] = [];
   for (const workers of s.instances) {
     const gw = await startGatewayProcess(db.url, { WORKERS: String(workers) });
     await load({ ...options(gw.url), duration: 2 }); // warm caches and JIT
-    const rounds = [];
+    const rounds: { gateway: Measured; reference: Measured; ratio: number }[] = [];
     for (let i = 0; i < ROUNDS; i++) {
-      const g = await load(options(gw.url));
-      const r = await load(options(ref.url));
+      const gCpu = await cpuWindow(db.url, { gateway: gw.pid, load_generator: 'self' });
+      const gLoad = await load(options(gw.url));
+      const g = { ...gLoad, ...(await gCpu.end(gLoad.requests)) };
+      const rCpu = await cpuWindow(db.url, { reference: ref.pid, load_generator: 'self' });
+      const rLoad = await load(options(ref.url));
+      const r = { ...rLoad, ...(await rCpu.end(rLoad.requests)) };
       rounds.push({ gateway: g, reference: r, ratio: ratio(g.rps, r.rps) });
       references.push(r);
     }
@@ -63,10 +69,13 @@ export async function benchSignedGet(db: BenchDatabase, s: BenchSettings) {
       peak_rss_mib: gw.peakRssMiB(),
       ratio_to_reference: median.ratio,
       reference_rps_same_round: median.reference.rps,
+      reference_cpu_ms_per_op_same_round: median.reference.reference_cpu_ms_per_op,
       rounds: rounds.map((r) => ({
         gateway_rps: r.gateway.rps,
         reference_rps: r.reference.rps,
         ratio: r.ratio,
+        gateway_cpu_ms_per_op: r.gateway.gateway_cpu_ms_per_op,
+        reference_cpu_ms_per_op: r.reference.reference_cpu_ms_per_op,
       })),
     });
     await gw.stop();

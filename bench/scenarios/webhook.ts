@@ -3,11 +3,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { simulatorEndpoint } from '../../src/providers/testMode.js';
 import { MASTER_KEY, startGatewayProcess, type BenchDatabase } from '../lib/env.js';
+import { cpuWindow } from '../lib/cpu.js';
 import { load } from '../lib/load.js';
 import { createApp, seedPayments, settleAtProvider } from '../lib/seed.js';
 import type { BenchSettings } from '../run.js';
 
-const EVENTS = 30_000;
+// BENCH_WEBHOOK_EVENTS: notifications in all (half saturated, half at a steady rate).
+const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 30_000);
 
 function percentile(sorted: number[], p: number): number {
   return Math.round((sorted[Math.floor((sorted.length - 1) * p)] ?? 0) * 10) / 10;
@@ -63,6 +65,11 @@ export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings
   const drive = async (batch: string[], rate?: number) => {
     const acks = new Map<string, number>();
     let next = 0;
+    const cpu = await cpuWindow(db.url, {
+      gateway: gw.pid,
+      simulators: gw.simulators?.pid,
+      load_generator_and_receiver: 'self',
+    });
     const started = performance.now();
     const inbound = await load({
       url: gw.url,
@@ -94,6 +101,7 @@ export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings
     while (delivered() < acks.size && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
     const lastArrival = Math.max(...batch.map((id) => arrivals.get(id) ?? 0));
+    const cpuPerEvent = await cpu.end(delivered());
     const lags = [...acks]
       .map(([id, t]) => (arrivals.get(id) ?? Infinity) - t)
       .sort((a, b) => a - b);
@@ -105,6 +113,7 @@ export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings
       events_per_s: Math.round(delivered() / ((lastArrival - started) / 1000)),
       ack_to_delivery_p50_ms: percentile(lags, 0.5),
       ack_to_delivery_p99_ms: percentile(lags, 0.99),
+      ...cpuPerEvent,
     };
   };
 

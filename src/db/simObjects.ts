@@ -1,3 +1,5 @@
+// Named (prepared once per connection): the simulators answer every test-mode payment, and
+// an unnamed statement is parsed and planned again each time (issue 28).
 import { withTransaction, type Pool, type Queryable } from './pool.js';
 
 /** One simulator object: (provider, kind, id) names it; data is the provider's own JSON. */
@@ -8,10 +10,11 @@ export interface SimObjectKey {
 }
 
 export async function findSimObject<T>(db: Queryable, k: SimObjectKey): Promise<T | null> {
-  const res = await db.query<{ data: T }>(
-    'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND id = $3',
-    [k.provider, k.kind, k.id],
-  );
+  const res = await db.query<{ data: T }>({
+    name: 'sim_objects_by_id',
+    text: 'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND id = $3',
+    values: [k.provider, k.kind, k.id],
+  });
   return res.rows[0]?.data ?? null;
 }
 
@@ -21,10 +24,11 @@ export async function findSimObjectByIdempotencyKey<T>(
   kind: string,
   idempotencyKey: string,
 ): Promise<T | null> {
-  const res = await db.query<{ data: T }>(
-    'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND idempotency_key = $3',
-    [provider, kind, idempotencyKey],
-  );
+  const res = await db.query<{ data: T }>({
+    name: 'sim_objects_by_idempotency_key',
+    text: 'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND idempotency_key = $3',
+    values: [provider, kind, idempotencyKey],
+  });
   return res.rows[0]?.data ?? null;
 }
 
@@ -35,11 +39,12 @@ export async function insertSimObject<T>(
   data: T,
   idempotencyKey: string | null,
 ): Promise<T | null> {
-  const res = await db.query<{ data: T }>(
-    `INSERT INTO sim_objects (provider, kind, id, idempotency_key, data) VALUES ($1, $2, $3, $4, $5)
+  const res = await db.query<{ data: T }>({
+    name: 'sim_objects_insert',
+    text: `INSERT INTO sim_objects (provider, kind, id, idempotency_key, data) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT DO NOTHING RETURNING data`,
-    [k.provider, k.kind, k.id, idempotencyKey, JSON.stringify(data)],
-  );
+    values: [k.provider, k.kind, k.id, idempotencyKey, JSON.stringify(data)],
+  });
   return res.rows[0]?.data ?? null;
 }
 
@@ -53,8 +58,9 @@ export async function insertLinkedSimObject<T>(
   data: T,
   links: { kind: string; id: string; data: object }[],
 ): Promise<T | null> {
-  const res = await db.query<{ data: T }>(
-    `WITH main AS (
+  const res = await db.query<{ data: T }>({
+    name: 'sim_objects_insert_linked',
+    text: `WITH main AS (
        INSERT INTO sim_objects (provider, kind, id, data) VALUES ($1, $2, $3, $4)
        ON CONFLICT DO NOTHING RETURNING data),
      linked AS (
@@ -63,8 +69,8 @@ export async function insertLinkedSimObject<T>(
        WHERE EXISTS (SELECT 1 FROM main)
        ON CONFLICT DO NOTHING)
      SELECT data FROM main`,
-    [k.provider, k.kind, k.id, JSON.stringify(data), JSON.stringify(links)],
-  );
+    values: [k.provider, k.kind, k.id, JSON.stringify(data), JSON.stringify(links)],
+  });
   return res.rows[0]?.data ?? null;
 }
 
@@ -79,18 +85,20 @@ export async function updateSimObject<T>(
   update: (current: T) => T | null,
 ): Promise<T | null> {
   return withTransaction(pool, async (tx) => {
-    const res = await tx.query<{ data: T }>(
-      'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND id = $3 FOR UPDATE',
-      [k.provider, k.kind, k.id],
-    );
+    const res = await tx.query<{ data: T }>({
+      name: 'sim_objects_lock',
+      text: 'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND id = $3 FOR UPDATE',
+      values: [k.provider, k.kind, k.id],
+    });
     const current = res.rows[0]?.data;
     if (!current) return null;
     const next = update(current);
     if (next) {
-      await tx.query(
-        `UPDATE sim_objects SET data = $4, updated_at = now() WHERE provider = $1 AND kind = $2 AND id = $3`,
-        [k.provider, k.kind, k.id, JSON.stringify(next)],
-      );
+      await tx.query({
+        name: 'sim_objects_update',
+        text: `UPDATE sim_objects SET data = $4, updated_at = now() WHERE provider = $1 AND kind = $2 AND id = $3`,
+        values: [k.provider, k.kind, k.id, JSON.stringify(next)],
+      });
     }
     return next ?? current;
   });

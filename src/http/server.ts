@@ -9,6 +9,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TrustProxy } from '../config.js';
 import { isDatabaseUnavailable } from '../db/connection.js';
+import { lazyChildLogger, type Logger } from '../logger.js';
 import { durable } from '../db/pool.js';
 import { ApiError, errorReply, type FixedTextKind } from '../domain/errors.js';
 import type { Gateway } from '../gateway.js';
@@ -58,6 +59,9 @@ export function buildHttpServer(gw: Gateway, mounts: readonly Mount[] = []) {
   const app = Fastify({
     // pino's Logger is a FastifyBaseLogger; naming the base type keeps route types default.
     loggerInstance: gw.log as FastifyBaseLogger,
+    // Each request's logger is made only if it logs (logger.ts).
+    childLoggerFactory: (logger, bindings, options) =>
+      lazyChildLogger(logger as Logger, bindings, options) as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
     // Slow or silent clients (docs/operations.md): a connection that sends nothing gets the
     // headers timeout too; the request timeout covers receiving, never the time we take.

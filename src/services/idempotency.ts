@@ -18,7 +18,8 @@ export interface Claim {
 }
 
 /** Longer than any provider call, so a live owner never loses its claim. */
-const LEASE_MS = 60_000;
+export const CLAIM_LEASE_MS = 60_000;
+const LEASE_MS = CLAIM_LEASE_MS;
 /** How long a duplicate waits for the first request before giving up with a 503. */
 const MAX_WAIT_MS = 65_000;
 

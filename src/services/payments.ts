@@ -1,9 +1,11 @@
 import type { SettledPaymentCache } from '../cache.js';
 import type { AppRow } from '../db/apps.js';
+import * as idem from '../db/idempotency.js';
+import { createPaymentWithFreshClaim, storeInitiatedRegistration } from '../db/paymentCreation.js';
 import * as paymentsDb from '../db/payments.js';
 import type { PaymentRow } from '../db/payments.js';
 import type { Pool } from '../db/pool.js';
-import { apiError, notFoundPayment, notConfigured } from '../domain/errors.js';
+import { ApiError, apiError, notFoundPayment, notConfigured } from '../domain/errors.js';
 import { isPaymentId, newId } from '../domain/ids.js';
 import {
   parseCreatePayment,
@@ -17,7 +19,15 @@ import type { ProviderEndpointConfig } from '../config.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { ProviderError, type RegisteredPayment } from '../providers/types.js';
 import { finalizePayment } from './finalize.js';
-import { idempotencyScope, runIdempotent, type Claim, type StoredResponse } from './idempotency.js';
+import { sha256Hex } from '../auth/crypto.js';
+import {
+  CLAIM_LEASE_MS,
+  idempotencyScope,
+  runIdempotent,
+  validIdempotencyKey,
+  type Claim,
+  type StoredResponse,
+} from './idempotency.js';
 import {
   ALREADY_FINALIZED,
   applied,
@@ -98,6 +108,8 @@ export async function createPayment(
   rawBody: Buffer,
   idempotencyKey: string | undefined,
 ): Promise<StoredResponse> {
+  const fresh = await createFresh(deps, app, rawBody, idempotencyKey);
+  if (fresh) return fresh;
   const scope = idempotencyScope(app.id, 'POST /v1/payments', idempotencyKey);
   return runIdempotent(deps.pool, deps.durablePool, scope, rawBody, async (claim) => {
     const req = parseCreatePayment(parseJsonObject(rawBody));
@@ -125,35 +137,94 @@ export async function createPayment(
   });
 }
 
+/**
+ * The common case in two transactions (issue 28): a valid request with a fresh key (or none).
+ * The key is claimed in the payment's own insert, and the provider's answer is stored with
+ * the key's completion in one synchronous commit, which is also the reply's durability
+ * barrier. Anything else (a bad request, a key seen before) returns undefined before
+ * writing anything, and createPayment takes the general path, whose answers and their order
+ * (a reused key's conflict before the body's errors) stay as documented.
+ */
+async function createFresh(
+  deps: PaymentServiceDeps,
+  app: AppRow,
+  rawBody: Buffer,
+  idempotencyKey: string | undefined,
+): Promise<StoredResponse | undefined> {
+  if (idempotencyKey !== undefined && !validIdempotencyKey(idempotencyKey)) return undefined;
+  let req: CreatePaymentRequest;
+  let provider: ProviderSlug;
+  let endpoint: ProviderEndpointConfig;
+  try {
+    req = parseCreatePayment(parseJsonObject(rawBody));
+    provider = routePayment(req.currency, req.method, {
+      allowedProviders: app.allowed_providers,
+      allowedMethods: app.allowed_methods,
+    });
+    requestedTestScenario(app.mode, req.metadata, provider);
+    endpoint = configuredEndpoint(deps, provider, app.mode);
+  } catch (err) {
+    if (err instanceof ApiError) return undefined;
+    throw err;
+  }
+  const scope = idempotencyScope(app.id, 'POST /v1/payments', idempotencyKey);
+  const claim = scope && { scope, requestHash: sha256Hex(rawBody), leaseMs: CLAIM_LEASE_MS };
+  const payment = await insertNew(deps, app, req, provider, { scope, resumeId: null }, claim);
+  if (!payment) return undefined;
+  try {
+    return await register(deps, payment, provider, endpoint, scope);
+  } catch (err) {
+    if (scope) await idem.release(deps.pool, scope).catch(() => undefined);
+    throw err;
+  }
+}
+
 async function insertNew(
   deps: PaymentServiceDeps,
   app: AppRow,
   req: CreatePaymentRequest,
   provider: ProviderSlug,
   claim: Claim,
-): Promise<PaymentRow> {
+): Promise<PaymentRow>;
+async function insertNew(
+  deps: PaymentServiceDeps,
+  app: AppRow,
+  req: CreatePaymentRequest,
+  provider: ProviderSlug,
+  claim: Claim,
+  fresh: Parameters<typeof createPaymentWithFreshClaim>[3] | null,
+): Promise<PaymentRow | null>;
+/** The new payment; with `fresh`, the key is claimed in the same statement (null: taken). */
+async function insertNew(
+  deps: PaymentServiceDeps,
+  app: AppRow,
+  req: CreatePaymentRequest,
+  provider: ProviderSlug,
+  claim: Claim,
+  fresh: Parameters<typeof createPaymentWithFreshClaim>[3] | null = null,
+): Promise<PaymentRow | null> {
+  const payment = {
+    id: newId(),
+    app_id: app.id,
+    mode: app.mode,
+    amount_minor: req.amountMinor,
+    currency: req.currency,
+    method: req.method,
+    provider,
+    external_user_id: req.externalUserId,
+    email: req.email,
+    return_url: req.returnUrl,
+    metadata: req.metadata,
+  };
+  const ctx = {
+    invoicePrefix: req.invoicePrefix,
+    claim: claim.scope,
+    registrationDeadline: new Date(Date.now() + registrationGraceMs(deps.providerTimeoutMs)),
+  };
   try {
-    return await paymentsDb.createPaymentRecord(
-      deps.pool,
-      {
-        id: newId(),
-        app_id: app.id,
-        mode: app.mode,
-        amount_minor: req.amountMinor,
-        currency: req.currency,
-        method: req.method,
-        provider,
-        external_user_id: req.externalUserId,
-        email: req.email,
-        return_url: req.returnUrl,
-        metadata: req.metadata,
-      },
-      {
-        invoicePrefix: req.invoicePrefix,
-        claim: claim.scope,
-        registrationDeadline: new Date(Date.now() + registrationGraceMs(deps.providerTimeoutMs)),
-      },
-    );
+    return fresh
+      ? await createPaymentWithFreshClaim(deps.pool, payment, ctx, fresh)
+      : await paymentsDb.createPaymentRecord(deps.pool, payment, ctx);
   } catch (err) {
     const table = (err as { table?: string }).table;
     deps.log.error({ err }, 'creating the payment record failed');
@@ -172,11 +243,17 @@ function configuredEndpoint(
   return endpoint;
 }
 
+/**
+ * Registers the payment with its provider and stores the answer. `completing` (the fresh
+ * path): the answer is stored with the key's completion (or, without a key, alone) in one
+ * synchronous commit, and the response says it is durable.
+ */
 async function register(
   deps: PaymentServiceDeps,
   payment: PaymentRow,
   slug: ProviderSlug,
   endpoint: ProviderEndpointConfig,
+  completing?: idem.IdempotencyScope | null,
 ): Promise<StoredResponse> {
   let reg: RegisteredPayment;
   try {
@@ -213,21 +290,40 @@ async function register(
       .catch(() => undefined);
     throw apiError('provider_checkout_unknown', text);
   }
+  const answer = {
+    providerRef: reg.providerRef,
+    checkoutUrl: reg.checkoutUrl,
+    qrString: reg.qrString ?? null,
+    qrImageUrl: reg.qrImageUrl ?? null,
+    providerDeadline: reg.expiresAt ?? null,
+  };
   let stored: PaymentRow | null;
   try {
-    stored = await paymentsDb.storeRegistration(deps.pool, payment.id, {
-      providerRef: reg.providerRef,
-      checkoutUrl: reg.checkoutUrl,
-      qrString: reg.qrString ?? null,
-      qrImageUrl: reg.qrImageUrl ?? null,
-      providerDeadline: reg.expiresAt ?? null,
-    });
+    if (completing !== undefined) {
+      // What createdResponse makes of the row once stored, if it is still initiated (the
+      // statement writes nothing otherwise).
+      const response = createdResponse({
+        ...payment,
+        status: 'initiated',
+        checkout_url: answer.checkoutUrl,
+        qr_string: answer.qrString,
+        qr_image_url: answer.qrImageUrl,
+      });
+      const completion = completing && { scope: completing, ...response };
+      if (await storeInitiatedRegistration(deps.durablePool, payment.id, answer, completion)) {
+        return { ...response, durable: true };
+      }
+    }
+    stored = await paymentsDb.storeRegistration(deps.pool, payment.id, answer);
   } catch (err) {
     deps.log.error({ err, payment_id: payment.id }, 'storing provider_ref failed');
     throw apiError('store_provider_ref');
   }
   if (!stored) throw apiError('store_provider_ref');
-  return createdResponse(stored);
+  const response = createdResponse(stored);
+  if (!completing) return response;
+  await idem.complete(deps.durablePool, completing, response.status, response.body);
+  return { ...response, durable: true };
 }
 
 /** GET /v1/payments/{id} as a JSON body; settled payments come from the cache (see cache.ts). */

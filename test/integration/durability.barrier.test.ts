@@ -63,7 +63,20 @@ test('every payment answered 201 without an Idempotency-Key survives the primary
       }
     }
   };
-  const load = Promise.all(Array.from({ length: CLIENTS }, (_, n) => client(n)));
+  // Payment creations commit their last write synchronously (issue 28: the provider's
+  // answer with the key's completion); app creations commit asynchronously and are answered
+  // after the barrier alone (db/pool.ts durable()), which this client keeps exercised.
+  const appsAcknowledged: string[] = [];
+  const appClient = async () => {
+    for (let i = 0; !killed; i++) {
+      const res = await gw
+        .admin('POST', '/admin/apps', { name: `durable ${i}` })
+        .catch(() => undefined);
+      if (res?.status === 201) appsAcknowledged.push(res.json<{ app_id: string }>().app_id);
+      else if (!killed) assert.fail(`app before the kill: ${res?.status} ${res?.text}`);
+    }
+  };
+  const load = Promise.all([...Array.from({ length: CLIENTS }, (_, n) => client(n)), appClient()]);
   await new Promise((r) => setTimeout(r, LOAD_MS));
   const ackedBeforeKill = acknowledged.length;
   db.killPrimary();
@@ -74,11 +87,16 @@ test('every payment answered 201 without an Idempotency-Key survives the primary
   const standby = new pg.Client({ connectionString: db.nodeUrl(db.standby) });
   await standby.connect();
   let found: Set<string>;
+  let appsFound: Set<string>;
   try {
     const rows = await standby.query<{ id: string }>('SELECT id FROM payments WHERE id = ANY($1)', [
       acknowledged,
     ]);
     found = new Set(rows.rows.map((r) => r.id));
+    const apps = await standby.query<{ id: string }>('SELECT id FROM apps WHERE id = ANY($1)', [
+      appsAcknowledged,
+    ]);
+    appsFound = new Set(apps.rows.map((r) => r.id));
   } finally {
     await standby.end();
   }
@@ -89,4 +107,13 @@ test('every payment answered 201 without an Idempotency-Key survives the primary
   );
   assert.ok(ackedBeforeKill >= CLIENTS, `a load ran (${ackedBeforeKill} payments)`);
   assert.deepEqual(missing, [], 'every acknowledged payment is on the promoted standby');
+  t.diagnostic(
+    `[durability] ${appsAcknowledged.length} apps acknowledged, ${appsFound.size} found`,
+  );
+  assert.ok(appsAcknowledged.length > 0, 'apps were created under the load');
+  assert.deepEqual(
+    appsAcknowledged.filter((id) => !appsFound.has(id)),
+    [],
+    'every acknowledged app (answered after the barrier alone) is on the promoted standby',
+  );
 });

@@ -3,6 +3,7 @@
  * sorted once here: a 4xx is the provider saying no (its text verbatim); a timeout, a broken
  * connection, 429 or 5xx leaves the outcome unknown.
  */
+import { providerExchange, type ProviderAnswer } from '../http.js';
 import { ProviderError, type ProviderContext } from '../types.js';
 import type { Checkout, CheckoutCreate, Subscription } from './wire.js';
 
@@ -42,10 +43,9 @@ async function call(
   extraHeaders: Record<string, string> = {},
 ): Promise<unknown> {
   const token = ctx.endpoint.credentials.accessToken ?? '';
-  let res: Response;
-  let text: string;
+  let res: ProviderAnswer;
   try {
-    res = await fetch(`${ctx.endpoint.baseUrl}${path}`, {
+    res = await providerExchange(`${ctx.endpoint.baseUrl}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${token}`,
@@ -54,9 +54,8 @@ async function call(
         ...extraHeaders,
       },
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(ctx.timeoutMs),
+      timeoutMs: ctx.timeoutMs,
     });
-    text = await res.text();
   } catch (err) {
     const name = err instanceof Error ? err.name : '';
     if (name === 'TimeoutError' || name === 'AbortError') {
@@ -64,6 +63,7 @@ async function call(
     }
     throw new ProviderError('indeterminate', 'card_psp unreachable');
   }
+  const text = res.text;
   if (res.status === 429 || res.status >= 500) {
     throw new ProviderError('indeterminate', `card_psp answered ${res.status}`);
   }

@@ -1,3 +1,4 @@
+import { providerExchange, type ProviderAnswer } from '../http.js';
 import { testScenarioFor } from '../../domain/testScenarios.js';
 import {
   ProviderError,
@@ -60,16 +61,14 @@ async function call(
   };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
-  let res: Response;
-  let text: string;
+  let res: ProviderAnswer;
   try {
-    res = await fetch(url, {
+    res = await providerExchange(url, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(ctx.timeoutMs),
+      timeoutMs: ctx.timeoutMs,
     });
-    text = await res.text();
   } catch (err) {
     const name = err instanceof Error ? err.name : '';
     throw new ProviderError(
@@ -79,6 +78,7 @@ async function call(
         : 'idr_psp unreachable',
     );
   }
+  const text = res.text;
   let parsed: Record<string, unknown> = {};
   try {
     const v: unknown = JSON.parse(text);

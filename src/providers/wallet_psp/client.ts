@@ -1,3 +1,4 @@
+import { providerExchange, type ProviderAnswer } from '../http.js';
 import type { ProviderContext } from '../types.js';
 import { ProviderError } from '../types.js';
 import { WP_HEADER, type WpError, type WpOAuthError, type WpTokenResponse } from './wire.js';
@@ -83,17 +84,22 @@ export function errorIssue(body: unknown): string | undefined {
   return typeof issue === 'string' ? issue : undefined;
 }
 
-/** One HTTP exchange; transport failures are indeterminate (the call may have happened). */
-async function send(ctx: CallContext, path: string, init: RequestInit): Promise<WpResponse> {
-  let res: Response;
-  let text: string;
+/**
+ * One HTTP exchange; transport failures are indeterminate (the call may have happened). A
+ * redirect is not followed (the credentials stay with the configured host) and counts as
+ * unreachable, as fetch's `redirect: 'error'` did.
+ */
+async function send(
+  ctx: CallContext,
+  path: string,
+  init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+): Promise<WpResponse> {
+  let res: ProviderAnswer;
   try {
-    res = await fetch(ctx.endpoint.baseUrl + path, {
+    res = await providerExchange(ctx.endpoint.baseUrl + path, {
       ...init,
-      redirect: 'error',
-      signal: AbortSignal.timeout(ctx.timeoutMs),
+      timeoutMs: ctx.timeoutMs,
     });
-    text = await res.text();
   } catch (err) {
     const name = err instanceof Error ? err.name : '';
     if (name === 'TimeoutError' || name === 'AbortError') {
@@ -102,7 +108,10 @@ async function send(ctx: CallContext, path: string, init: RequestInit): Promise<
     const cause = err instanceof Error ? err.message : String(err);
     throw new ProviderError('indeterminate', `wallet_psp unreachable: ${cause}`);
   }
-  const body = parseJson(text);
+  if (res.status >= 300 && res.status < 400) {
+    throw new ProviderError('indeterminate', `wallet_psp unreachable: redirected (${res.status})`);
+  }
+  const body = parseJson(res.text);
   if (res.status >= 500) throw new ProviderError('indeterminate', errorText(res.status, body));
   return { status: res.status, body };
 }

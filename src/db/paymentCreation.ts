@@ -1,0 +1,133 @@
+/**
+ * The two statements of POST /v1/payments on its common path (issue 28): a fresh
+ * Idempotency-Key claimed together with the payment it creates, then the provider's answer
+ * stored together with the key's completion. Two transactions per payment instead of four;
+ * the second commits synchronously and so is the request's durability barrier (ADR 0002).
+ */
+import type { IdempotencyScope } from './idempotency.js';
+import {
+  PAYMENT_COLUMNS,
+  type CreationContext,
+  type NewPayment,
+  type PaymentRow,
+} from './payments.js';
+import type { Queryable } from './pool.js';
+
+export interface FreshClaim {
+  scope: IdempotencyScope;
+  requestHash: string;
+  leaseMs: number;
+}
+
+/**
+ * Claims a key nobody holds and creates the initiated payment it points at, in one
+ * statement: the claim (as idempotency.tryInsertClaim writes it, with its resource already
+ * set), the customer upsert and the payment (as payments.createPaymentRecord writes them).
+ * null when the key already exists: nothing is written, and the caller takes the general
+ * path (replay, wait, conflict or take-over).
+ */
+export async function createPaymentWithFreshClaim(
+  db: Queryable,
+  p: NewPayment,
+  ctx: Pick<CreationContext, 'invoicePrefix' | 'registrationDeadline'>,
+  claim: FreshClaim,
+): Promise<PaymentRow | null> {
+  const res = await db.query<PaymentRow>({
+    name: 'payments_create_claimed',
+    text: `WITH claim AS (
+         INSERT INTO idempotency_keys (app_id, endpoint, key, request_hash, state, locked_until,
+           resource_id)
+         VALUES ($13, $14, $15, $17, 'processing', now() + $18 * interval '1 millisecond', $1)
+         ON CONFLICT DO NOTHING
+         RETURNING 1),
+       customer AS (
+         INSERT INTO customers (app_id, external_user_id, email, payments_count)
+         SELECT $2, $8, $9, 1 FROM claim
+         ON CONFLICT (app_id, external_user_id) DO UPDATE SET
+           email = COALESCE(EXCLUDED.email, customers.email),
+           payments_count = customers.payments_count + 1,
+           updated_at = now()
+         RETURNING 1)
+       INSERT INTO payments (id, app_id, mode, amount_minor, currency, method, provider,
+         external_user_id, email, return_url, metadata, provider_deadline, invoice_number)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $16,
+         -- lpad alone would truncate numbers past 999999; they must grow instead (docs/api.md#invoice-numbers).
+         CASE WHEN $12::text IS NULL THEN NULL
+              ELSE (SELECT $12::text || '-' || lpad(n::text, greatest(6, length(n::text)), '0')
+                    FROM nextval('invoice_number_seq') AS n) END
+       FROM customer
+       RETURNING ${PAYMENT_COLUMNS}`,
+    values: [
+      p.id,
+      p.app_id,
+      p.mode,
+      p.amount_minor,
+      p.currency,
+      p.method,
+      p.provider,
+      p.external_user_id,
+      p.email,
+      p.return_url,
+      JSON.stringify(p.metadata),
+      ctx.invoicePrefix,
+      claim.scope.appId,
+      claim.scope.endpoint,
+      claim.scope.key,
+      ctx.registrationDeadline,
+      claim.requestHash,
+      claim.leaseMs,
+    ],
+  });
+  return res.rows[0] ?? null;
+}
+
+export interface Registration {
+  providerRef: string;
+  checkoutUrl: string;
+  qrString: string | null;
+  qrImageUrl: string | null;
+  providerDeadline: Date | null;
+}
+
+/**
+ * Stores the provider's answer on a payment that is still initiated and, in the same
+ * statement, completes the request's key with the answer the caller built from it
+ * (`response`: what the first reply and every replay send). false when nothing was written:
+ * the payment moved on (finalized meanwhile) or holds another reference; the caller then
+ * stores the registration the general way, which answers from the stored row.
+ */
+export async function storeInitiatedRegistration(
+  db: Queryable,
+  id: string,
+  reg: Registration,
+  completion: { scope: IdempotencyScope; status: number; body: string } | null,
+): Promise<boolean> {
+  const res = await db.query({
+    name: 'payments_store_registration_complete',
+    text: `WITH upd AS (
+         UPDATE payments SET provider_ref = $2, checkout_url = $3, qr_string = $4, qr_image_url = $5,
+           provider_deadline = $6, updated_at = now()
+         WHERE id = $1 AND status = 'initiated' AND (provider_ref IS NULL OR provider_ref = $2)
+         RETURNING id),
+       done AS (
+         UPDATE idempotency_keys k SET state = 'completed', locked_until = NULL,
+           response_status = $10, response_body = $11
+         FROM upd
+         WHERE k.app_id = $7 AND k.endpoint = $8 AND k.key = $9)
+       SELECT id FROM upd`,
+    values: [
+      id,
+      reg.providerRef,
+      reg.checkoutUrl,
+      reg.qrString,
+      reg.qrImageUrl,
+      reg.providerDeadline,
+      completion?.scope.appId ?? null,
+      completion?.scope.endpoint ?? null,
+      completion?.scope.key ?? null,
+      completion?.status ?? null,
+      completion?.body ?? null,
+    ],
+  });
+  return res.rowCount === 1;
+}
