@@ -5,6 +5,7 @@ import { createPaymentWithFreshClaim, storeInitiatedRegistration } from '../db/p
 import * as paymentsDb from '../db/payments.js';
 import type { PaymentRow } from '../db/payments.js';
 import type { Pool } from '../db/pool.js';
+import { isDatabaseUnavailable } from '../db/connection.js';
 import { ApiError, apiError, notFoundPayment, notConfigured } from '../domain/errors.js';
 import { isPaymentId, newId } from '../domain/ids.js';
 import {
@@ -226,6 +227,10 @@ async function insertNew(
       ? await createPaymentWithFreshClaim(deps.pool, payment, ctx, fresh)
       : await paymentsDb.createPaymentRecord(deps.pool, payment, ctx);
   } catch (err) {
+    // No writable primary (a failover, a read-only server): the request may be retried as
+    // it is, and the error handler answers 503 with Retry-After; with a fresh key the claim
+    // is in this statement, so this is where such a failure first shows.
+    if (isDatabaseUnavailable(err)) throw err;
     const table = (err as { table?: string }).table;
     deps.log.error({ err }, 'creating the payment record failed');
     throw apiError(table === 'customers' ? 'customer_upsert_failed' : 'payment_create_failed');

@@ -793,6 +793,8 @@ describe('GET /admin/payments/{id}', () => {
       deliveries: [
         {
           delivery_id: 'dl1',
+          // The app's webhook_url (no webhook endpoint).
+          endpoint_id: null,
           event_id: 'ev1',
           event_type: 'payment.succeeded',
           status: 'delivered',
