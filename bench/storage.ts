@@ -100,7 +100,12 @@ export async function benchStorage(db: BenchDatabase, s: BenchSettings) {
   await gw.stop();
   receiver.close();
   const after = await tableBytes(client);
+  // An update is HOT when it changes no indexed column: no new index entries, no index bloat.
+  const hot = await client.query<{ hot: string; upd: string }>(
+    `SELECT n_tup_hot_upd AS hot, n_tup_upd AS upd FROM pg_stat_user_tables WHERE relname = 'payments'`,
+  );
   await client.end();
+  const hotRow = hot.rows[0];
 
   const perPayment: Record<string, number> = {};
   let all = 0;
@@ -117,6 +122,11 @@ export async function benchStorage(db: BenchDatabase, s: BenchSettings) {
     paid_share: 0.8,
     bytes_per_payment_live_mode: Math.round(live / ids.length),
     bytes_per_payment_test_mode: Math.round(all / ids.length),
+    payments_updates: Number(hotRow?.upd ?? 0),
+    payments_hot_update_share:
+      Number(hotRow?.upd ?? 0) > 0
+        ? Math.round((1000 * Number(hotRow?.hot)) / Number(hotRow?.upd)) / 1000
+        : null,
     bytes_per_payment_by_table: Object.fromEntries(
       Object.entries(perPayment).sort((a, b) => b[1] - a[1]),
     ),
