@@ -25,3 +25,7 @@ CREATE INDEX payments_unsucceeded_created_id_idx ON payments (status, created_at
 DROP INDEX payments_email_created_idx;
 CREATE INDEX payments_email_created_idx ON payments (email, created_at DESC, id DESC)
   WHERE email IS NOT NULL;
+
+-- The retention job's purge of the simulators' objects (docs/operations.md#retention),
+-- oldest first. created_at never changes, so the objects' own updates stay HOT.
+CREATE INDEX sim_objects_created_idx ON sim_objects (created_at);
