@@ -111,12 +111,12 @@ export async function seedMillion(
        WHERE status = 'initiated' AND abs(hashtext(id)) % 1000 = 0`,
     );
     await c.query(
-      `INSERT INTO audit_log (at, action, target_type, target_id, outcome, request_id, source_ip, details)
+      `INSERT INTO audit_log (at, action, target_type, target_id, outcome, request_id, source_ip, details, actor)
        SELECT now() - (g || ' seconds')::interval,
          (ARRAY['payment.cancel','payment.refund','payment.retry_webhook','payment.sync','app.update'])[g % 5 + 1],
          CASE WHEN g % 5 = 4 THEN 'app' ELSE 'payment' END,
          CASE WHEN g % 5 = 4 THEN 'app_seed_test_a' ELSE md5('seed-payment-' || g) END,
-         'seeded', 'req-' || g, '127.0.0.1', '{}'
+         'seeded', 'req-' || g, '127.0.0.1', '{}', 'root'
        FROM generate_series(1, 100000) g`,
     );
     log('seeding late charges, additional refunds and disputes');

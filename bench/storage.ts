@@ -100,6 +100,18 @@ export async function benchStorage(db: BenchDatabase, s: BenchSettings) {
   await gw.stop();
   receiver.close();
   const after = await tableBytes(client);
+  // An update is HOT when it changes no indexed column: no new index entries, no index bloat.
+  const hot = await client.query<{ hot: string; upd: string }>(
+    `SELECT n_tup_hot_upd AS hot, n_tup_upd AS upd FROM pg_stat_user_tables WHERE relname = 'payments'`,
+  );
+  const hotRow = hot.rows[0];
+  // The payments table's own split: heap and each index, per payment (issue 29).
+  const parts = await client.query<{ name: string; bytes: string }>(
+    `SELECT 'heap' AS name, pg_relation_size('payments') AS bytes
+     UNION ALL
+     SELECT indexrelname, pg_relation_size(indexrelid) FROM pg_stat_user_indexes
+     WHERE relname = 'payments'`,
+  );
   await client.end();
 
   const perPayment: Record<string, number> = {};
@@ -117,6 +129,17 @@ export async function benchStorage(db: BenchDatabase, s: BenchSettings) {
     paid_share: 0.8,
     bytes_per_payment_live_mode: Math.round(live / ids.length),
     bytes_per_payment_test_mode: Math.round(all / ids.length),
+    payments_updates: Number(hotRow?.upd ?? 0),
+    payments_hot_update_share:
+      Number(hotRow?.upd ?? 0) > 0
+        ? Math.round((1000 * Number(hotRow?.hot)) / Number(hotRow?.upd)) / 1000
+        : null,
+    payments_bytes_per_payment: Object.fromEntries(
+      parts.rows
+        .map((r) => [r.name, Math.round(Number(r.bytes) / ids.length)] as const)
+        .filter(([, b]) => b > 0)
+        .sort((a, b) => b[1] - a[1]),
+    ),
     bytes_per_payment_by_table: Object.fromEntries(
       Object.entries(perPayment).sort((a, b) => b[1] - a[1]),
     ),

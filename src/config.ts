@@ -100,6 +100,8 @@ export interface RetentionConfig {
   inboundDays: number;
   /** Attempts of finished (delivered or dead) deliveries are deleted after this many days. */
   deliveryAttemptsDays: number;
+  /** The simulators' objects neither created nor changed for this many days are deleted. */
+  simObjectsDays: number;
 }
 
 /** Reconciliation against the providers' records (docs/operations.md#reconciliation). */
@@ -542,6 +544,7 @@ export function loadConfig(env: Env = process.env): Config {
     retention: {
       inboundDays: intVar(env, 'INBOUND_RETENTION_DAYS', 400, 1, 36500),
       deliveryAttemptsDays: intVar(env, 'DELIVERY_ATTEMPTS_RETENTION_DAYS', 400, 1, 36500),
+      simObjectsDays: intVar(env, 'SIM_OBJECTS_RETENTION_DAYS', 30, 1, 36500),
     },
     reconciliation: {
       daily: boolVar(env, 'RECONCILIATION_DAILY', true),
@@ -588,6 +591,8 @@ export interface SimulatorsConfig {
   publicBaseUrl: string | undefined;
   /** The gateway's PROVIDER_TIMEOUT_MS: a lost answer is held past it. */
   providerTimeoutMs: number;
+  /** Their objects neither created nor changed for this many days are deleted. */
+  simObjectsRetentionDays: number;
   logLevel: string;
 }
 
@@ -614,6 +619,7 @@ export function loadSimulatorsConfig(env: Env = process.env): SimulatorsConfig {
     selfUrl: urlVar(env, 'SIMULATORS_URL'),
     publicBaseUrl: urlVar(env, 'SIMULATORS_PUBLIC_URL'),
     providerTimeoutMs: intVar(env, 'PROVIDER_TIMEOUT_MS', 15_000, 100, 120_000),
+    simObjectsRetentionDays: intVar(env, 'SIM_OBJECTS_RETENTION_DAYS', 30, 1, 36500),
     logLevel: env.LOG_LEVEL || 'info',
   };
   // Never generated here: a key of our own would give credentials the gateway does not know.
@@ -915,6 +921,12 @@ export const GATEWAY_SETTINGS: readonly SettingDoc[] = [
       'attempts of delivered or dead deliveries are deleted after this many days (1..36500); a pending delivery keeps all of its attempts',
   },
   {
+    variable: '`SIM_OBJECTS_RETENTION_DAYS`',
+    default: '`30`',
+    meaning:
+      "the simulators' objects (test mode) neither created nor changed for this many days are deleted (1..36500; see [Retention](#retention))",
+  },
+  {
     variable: '`RECONCILIATION_DAILY`',
     default: '`true`',
     meaning:
@@ -1001,6 +1013,12 @@ export const SIMULATORS_SETTINGS: readonly SettingDoc[] = [
     default: '`15000`',
     meaning:
       "the gateway's value: a lost answer (`registration_timeout`, `refund_timeout`) is held past it",
+  },
+  {
+    variable: '`SIM_OBJECTS_RETENTION_DAYS`',
+    default: '`30`',
+    meaning:
+      'their objects neither created nor changed for this many days are deleted, at start and every 10 minutes (1..36500; see [Retention](#retention))',
   },
   {
     variable: '`LOG_LEVEL`',

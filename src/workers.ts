@@ -5,6 +5,7 @@ import {
   purgeEndedSessions,
   purgeOldDeliveryAttempts,
   purgeOldInbound,
+  purgeOldSimObjects,
   purgeOldTransmissions,
 } from './db/retention.js';
 import { TRANSMISSION_MEMORY_DAYS } from './services/inbound.js';
@@ -42,6 +43,7 @@ export async function purgeHistory(gw: Gateway): Promise<Record<string, number>>
     ['delivery_attempts', () => purgeOldDeliveryAttempts(gw.pool, r.deliveryAttemptsDays)],
     ['provider_transmissions', () => purgeOldTransmissions(gw.pool, TRANSMISSION_MEMORY_DAYS)],
     ['operator_sessions', () => purgeEndedSessions(gw.pool)],
+    ['sim_objects', () => purgeOldSimObjects(gw.pool, r.simObjectsDays)],
   ];
   const deleted: Record<string, number> = {};
   for (const [table, purge] of purges) {

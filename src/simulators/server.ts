@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { SimulatorsConfig } from '../config.js';
 import { migrate } from '../db/migrate.js';
 import { createPool } from '../db/pool.js';
+import { purgeOldSimObjects } from '../db/retention.js';
 import { SimClock } from '../domain/simClock.js';
 import type { Logger } from '../logger.js';
 import type { SimulatorHost } from './host.js';
@@ -31,6 +32,7 @@ export async function startSimulators(
   log: Logger,
 ): Promise<RunningSimulators> {
   const pool = createPool(config.databaseUrl, 10);
+  let purgeTimer: NodeJS.Timeout | undefined;
   const host: SimulatorHost & { phase: string } = {
     pool,
     config: { masterKey: config.masterKey, providerTimeoutMs: config.providerTimeoutMs },
@@ -62,6 +64,20 @@ export async function startSimulators(
     host.phase === 'ready' ? sendText(reply, 200, 'ok') : sendText(reply, 503, host.phase),
   );
   app.register(registerSimulators(host), { prefix: '/sim' });
+  // Their state in a database of their own is purged here, as the gateway's retention job
+  // purges its database's (docs/operations.md#retention): at start, then every 10 minutes.
+  const purge = async () => {
+    let deleted = 0;
+    for (let n = -1; n !== 0 && host.phase !== 'draining'; deleted += n) {
+      n = await purgeOldSimObjects(pool, config.simObjectsRetentionDays);
+    }
+    if (deleted > 0) log.info({ deleted }, 'simulators: old objects deleted');
+  };
+  const startPurging = () => {
+    const run = () => void purge().catch((err: unknown) => log.warn({ err }, 'purge failed'));
+    run();
+    return setInterval(run, 10 * 60_000).unref();
+  };
   try {
     await app.listen({ port: config.port, host: config.host });
     const port = (app.server.address() as AddressInfo).port;
@@ -71,6 +87,7 @@ export async function startSimulators(
     // of the simulators' own too; on the gateway's database this finds nothing to do.
     await migrate(pool);
     host.phase = 'ready';
+    purgeTimer = startPurging();
   } catch (err) {
     await app.close().catch(() => undefined);
     await pool.end().catch(() => undefined);
@@ -82,6 +99,7 @@ export async function startSimulators(
     stop() {
       stopping ??= (async () => {
         host.phase = 'draining';
+        clearInterval(purgeTimer);
         await app.close();
         await pool.end();
       })();

@@ -20,12 +20,24 @@ function configError(message: string) {
   };
 }
 
-test('retention: 400 days by default, 1..36500 days', () => {
-  assert.deepEqual(loadConfig(BASE).retention, { inboundDays: 400, deliveryAttemptsDays: 400 });
+test("retention: 400 days by default (the simulators' objects 30), 1..36500 days", () => {
+  assert.deepEqual(loadConfig(BASE).retention, {
+    inboundDays: 400,
+    deliveryAttemptsDays: 400,
+    simObjectsDays: 30,
+  });
   assert.deepEqual(
-    loadConfig({ ...BASE, INBOUND_RETENTION_DAYS: '30', DELIVERY_ATTEMPTS_RETENTION_DAYS: '90' })
-      .retention,
-    { inboundDays: 30, deliveryAttemptsDays: 90 },
+    loadConfig({
+      ...BASE,
+      INBOUND_RETENTION_DAYS: '30',
+      DELIVERY_ATTEMPTS_RETENTION_DAYS: '90',
+      SIM_OBJECTS_RETENTION_DAYS: '7',
+    }).retention,
+    { inboundDays: 30, deliveryAttemptsDays: 90, simObjectsDays: 7 },
+  );
+  assert.throws(
+    () => loadConfig({ ...BASE, SIM_OBJECTS_RETENTION_DAYS: '36501' }),
+    configError('SIM_OBJECTS_RETENTION_DAYS must be between 1 and 36500'),
   );
   assert.throws(
     () => loadConfig({ ...BASE, INBOUND_RETENTION_DAYS: '0' }),

@@ -96,8 +96,8 @@ function checkDefaults(
 }
 
 test("the documented single-value defaults are the code's", () => {
-  assert.ok(checkDefaults(GATEWAY_SETTINGS, loadConfig, GATEWAY_BASE) === 40);
-  assert.ok(checkDefaults(SIMULATORS_SETTINGS, loadSimulatorsConfig, SIMULATORS_BASE) === 5);
+  assert.ok(checkDefaults(GATEWAY_SETTINGS, loadConfig, GATEWAY_BASE) === 41);
+  assert.ok(checkDefaults(SIMULATORS_SETTINGS, loadSimulatorsConfig, SIMULATORS_BASE) === 6);
 });
 
 test('a wrong documented default is caught', () => {
