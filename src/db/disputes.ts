@@ -137,8 +137,12 @@ export async function findDisputeByRef(
   return res.rows[0] ?? null;
 }
 
-/** Another dispute of the same provider on the payment (the case a reversal belongs to). */
-export async function otherDisputeOfPayment(
+/**
+ * The case a reversal of the payment's capture may belong to: the newest other dispute of
+ * the same provider that still holds money (open or lost). A won case gave its money back,
+ * so a reversal after it is money of its own.
+ */
+export async function caseHoldingMoney(
   db: Queryable,
   paymentId: string,
   provider: string,
@@ -147,6 +151,7 @@ export async function otherDisputeOfPayment(
   const res = await db.query<DisputeRow>(
     `SELECT ${COLUMNS} FROM disputes
      WHERE payment_id = $1 AND provider = $2 AND provider_ref <> $3
+       AND status IN ('open', 'lost')
      ORDER BY opened_at DESC, id DESC LIMIT 1`,
     [paymentId, provider, providerRef],
   );

@@ -125,7 +125,9 @@ export interface DisputeAction {
   openedAt: Date | null;
   /**
    * A reversal with no case of its own (PayPal's reversed capture): when the payment has a
-   * case of the same provider, the reversal is that case's money and records nothing.
+   * case of the same provider that still holds money (open or lost) and has taken at least
+   * the reversal's amount, the reversal is that case's money and records nothing; otherwise
+   * it is a dispute of its own and the case's entries leave out what it took.
    */
   withoutCase?: true;
   /**

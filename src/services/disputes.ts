@@ -48,11 +48,18 @@ export async function applyDispute(
   const result = await withTransaction(deps.pool, async (tx) => {
     const locked = await lockPayment(tx, payment.id);
     if (!locked || locked.status !== 'succeeded') return null;
+    // A reversal (PayPal's reversed capture, heard of by a path that did not see a case) is
+    // the money of a case only when the case still holds it (open or lost) and has taken at
+    // least the reversal's amount; otherwise it is money of its own, and a case that held
+    // part of it lets that part go to the reversal (never the same money twice).
+    let partOfCase: DisputeRow | null = null;
     if (action.withoutCase) {
-      // A reversal of money a case already holds (PayPal reverses the capture of a
-      // chargeback case): the case is on record and took the money; nothing more moves.
-      const held = await disputesDb.otherDisputeOfPayment(tx, locked.id, slug, action.providerRef);
-      if (held) return { row: held, change: 'of_case' as const };
+      const held = await disputesDb.caseHoldingMoney(tx, locked.id, slug, action.providerRef);
+      if (held) {
+        const booked = await disputeBooked(tx, held.id);
+        if (-booked.taken >= action.amountMinor) return { row: held, change: 'of_case' as const };
+        partOfCase = held;
+      }
     }
     const { row, change } = await disputesDb.upsertDispute(tx, {
       id: newId(),
@@ -76,6 +83,12 @@ export async function applyDispute(
         ? await disputesDb.takenByReversal(tx, locked.id, slug, action.covers)
         : 0;
       await bookDispute(tx, row, taken);
+      if (partOfCase) {
+        // The reversal took the whole capture: the case's entries leave that out from now on,
+        // as they do when its confirmation names the reversed capture (covers).
+        const reversed = await disputesDb.takenByReversal(tx, locked.id, slug, row.provider_ref);
+        await bookDispute(tx, partOfCase, reversed);
+      }
     }
     if (change === 'inserted') {
       await enqueueDisputeEvent(tx, locked, 'dispute.opened', { ...row, status: 'open' });

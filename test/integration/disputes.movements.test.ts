@@ -392,6 +392,201 @@ test('a capture reversed before PayPal had a case, the case heard of later: the 
   assert.equal((await paymentDetail(gw, p.id)).disputes.length, 2);
 });
 
+/**
+ * A case of `amountMinor` on the payment's capture, known to PayPal's dispute API but not to
+ * its list by capture (so the reversal of the capture reaches the gateway as a reversal of
+ * its own), heard of through CUSTOMER.DISPUTE.CREATED. Returns the case's id and the capture.
+ */
+async function unlistedCase(
+  paymentId: string,
+  orderId: string,
+  caseId: string,
+  amountMinor: number,
+) {
+  const order = await walletPspSim(core, core.simClock).orders.get(orderId);
+  const capture = order?.order.purchase_units[0]?.payments?.captures?.[0];
+  assert.ok(order && capture);
+  const dispute: WpDispute = {
+    dispute_id: caseId,
+    create_time: '2026-11-20T10:00:00Z',
+    update_time: '2026-11-20T10:00:00Z',
+    disputed_transactions: [{ seller_transaction_id: capture.id, custom: paymentId }],
+    reason: 'MERCHANDISE_OR_SERVICE_NOT_AS_DESCRIBED',
+    status: 'WAITING_FOR_SELLER_RESPONSE',
+    dispute_amount: { currency_code: 'EUR', value: (amountMinor / 100).toFixed(2) },
+    seller_response_due_date: '2030-01-01T00:00:00Z',
+  };
+  await walletCases().create(caseId, { dispute, clientId: order.clientId, orderId });
+  await postWallet('CUSTOMER.DISPUTE.CREATED', 'dispute', dispute);
+  return { captureId: capture.id };
+}
+
+function walletCases() {
+  return new SimStore<{ dispute: WpDispute; clientId: string; orderId: string }>(
+    core.pool,
+    'wallet_psp',
+    'dispute',
+  );
+}
+
+async function resolveCase(caseId: string, outcome: string) {
+  const resolved = await walletCases().update(caseId, (c) => ({
+    ...c,
+    dispute: { ...c.dispute, status: 'RESOLVED', dispute_outcome: { outcome_code: outcome } },
+  }));
+  assert.ok(resolved);
+  await postWallet('CUSTOMER.DISPUTE.RESOLVED', 'dispute', resolved.dispute);
+}
+
+async function reversedCapture(orderId: string): Promise<WpCapture> {
+  const order = await walletPspSim(core, core.simClock).orders.get(orderId);
+  const capture = order?.order.purchase_units[0]?.payments?.captures?.[0];
+  assert.equal(capture?.status, 'REVERSED');
+  return capture as WpCapture;
+}
+
+/** The payment's disputes as [provider_ref, status, amount_minor], sorted (capture ids are random). */
+async function disputeRows(paymentId: string) {
+  return (await paymentDetail(gw, paymentId)).disputes
+    .map((d) => [d.provider_ref, d.status, d.amount_minor])
+    .sort();
+}
+
+async function disputeIdOf(paymentId: string, providerRef: string): Promise<string> {
+  const d = (await paymentDetail(gw, paymentId)).disputes.find(
+    (x) => x.provider_ref === providerRef,
+  );
+  assert.ok(d, providerRef);
+  return d.dispute_id;
+}
+
+/** Dispute entries in a fixed order: the entries of one transaction share a time. */
+function byDisputeAndAmount(
+  a: { dispute_id: string; amount_minor: number },
+  b: { dispute_id: string; amount_minor: number },
+): number {
+  return `${a.dispute_id}:${a.amount_minor}`.localeCompare(`${b.dispute_id}:${b.amount_minor}`);
+}
+
+async function ledgerSorted(paymentId: string) {
+  return (await disputeLedger(core, paymentId)).sort(byDisputeAndAmount);
+}
+
+async function disputeEvents(paymentId: string) {
+  return (await eventsOf(core, paymentId, 'dispute.%')).map((e) => [
+    e.event,
+    e.dispute_id,
+    e.status,
+    e.amount,
+  ]);
+}
+
+describe('wallet_psp: a reversal of more than a case holds is money of its own', () => {
+  test('a small case won, then the whole capture reversed: the reversal takes the whole amount, once', async () => {
+    const p = await paidPayment(gw, app, 'wallet', 10000);
+    const { captureId } = await unlistedCase(p.id, p.providerRef, 'PP-D-10000001', 1000);
+    await resolveCase('PP-D-10000001', 'RESOLVED_SELLER_FAVOUR');
+    const caseId = await disputeIdOf(p.id, 'PP-D-10000001');
+    assert.deepEqual(await disputeLedger(core, p.id), [
+      { type: 'dispute', amount_minor: -1000, dispute_id: caseId },
+      { type: 'dispute_reversal', amount_minor: 1000, dispute_id: caseId },
+    ]);
+
+    const reversed = await simAction(gw, 'wallet', p.providerRef, 'reverse');
+    assert.equal(reversed.gateway_status, 200, reversed.gateway_body);
+    // Replayed: nothing more.
+    await postWallet('PAYMENT.CAPTURE.REVERSED', 'capture', await reversedCapture(p.providerRef));
+
+    assert.deepEqual(
+      await disputeRows(p.id),
+      [
+        [captureId, 'lost', 10000],
+        ['PP-D-10000001', 'won', 1000],
+      ].sort(),
+    );
+    const reversalId = await disputeIdOf(p.id, captureId);
+    assert.deepEqual(await disputeLedger(core, p.id), [
+      { type: 'dispute', amount_minor: -1000, dispute_id: caseId },
+      { type: 'dispute_reversal', amount_minor: 1000, dispute_id: caseId },
+      { type: 'dispute', amount_minor: -10000, dispute_id: reversalId },
+    ]);
+    assert.deepEqual(await archived(p.id, 'PAYMENT.CAPTURE.REVERSED'), [
+      'dispute_lost',
+      'already_finalized',
+    ]);
+    assert.deepEqual(await disputeEvents(p.id), [
+      ['dispute.opened', caseId, 'open', 1000],
+      ['dispute.closed', caseId, 'won', 1000],
+      ['dispute.opened', reversalId, 'open', 10000],
+      ['dispute.closed', reversalId, 'lost', 10000],
+    ]);
+  });
+
+  test('a small case open, then the whole capture reversed, then the case lost: the whole amount taken once', async () => {
+    const p = await paidPayment(gw, app, 'wallet', 10000);
+    const { captureId } = await unlistedCase(p.id, p.providerRef, 'PP-D-10000002', 1000);
+    const caseId = await disputeIdOf(p.id, 'PP-D-10000002');
+    assert.deepEqual(await disputeLedger(core, p.id), [
+      { type: 'dispute', amount_minor: -1000, dispute_id: caseId },
+    ]);
+
+    const reversed = await simAction(gw, 'wallet', p.providerRef, 'reverse');
+    assert.equal(reversed.gateway_status, 200, reversed.gateway_body);
+    await postWallet('PAYMENT.CAPTURE.REVERSED', 'capture', await reversedCapture(p.providerRef));
+    assert.deepEqual(
+      await disputeRows(p.id),
+      [
+        [captureId, 'lost', 10000],
+        ['PP-D-10000002', 'open', 1000],
+      ].sort(),
+    );
+    const reversalId = await disputeIdOf(p.id, captureId);
+    // The reversal takes the capture; the case's 10.00 is part of it, so beyond the case
+    // only the difference (90.00) leaves the merchant's balance.
+    const afterReversal = [
+      { type: 'dispute', amount_minor: -1000, dispute_id: caseId },
+      { type: 'dispute', amount_minor: 1000, dispute_id: caseId },
+      { type: 'dispute', amount_minor: -10000, dispute_id: reversalId },
+    ].sort(byDisputeAndAmount);
+    assert.deepEqual(await ledgerSorted(p.id), afterReversal);
+
+    // The case lost later names the reversed capture: nothing taken twice.
+    await resolveCase('PP-D-10000002', 'RESOLVED_BUYER_FAVOUR');
+    assert.deepEqual(
+      await disputeRows(p.id),
+      [
+        [captureId, 'lost', 10000],
+        ['PP-D-10000002', 'lost', 1000],
+      ].sort(),
+    );
+    assert.deepEqual(await ledgerSorted(p.id), afterReversal);
+    assert.deepEqual(await archived(p.id, 'PAYMENT.CAPTURE.REVERSED'), [
+      'dispute_lost',
+      'already_finalized',
+    ]);
+    assert.deepEqual(await disputeEvents(p.id), [
+      ['dispute.opened', caseId, 'open', 1000],
+      ['dispute.opened', reversalId, 'open', 10000],
+      ['dispute.closed', reversalId, 'lost', 10000],
+      ['dispute.closed', caseId, 'lost', 1000],
+    ]);
+  });
+
+  test("a case open for the whole capture, then the capture reversed: the case's money, one dispute", async () => {
+    const p = await paidPayment(gw, app, 'wallet', 10000);
+    await unlistedCase(p.id, p.providerRef, 'PP-D-10000003', 10000);
+    const reversed = await simAction(gw, 'wallet', p.providerRef, 'reverse');
+    assert.equal(reversed.gateway_status, 200, reversed.gateway_body);
+    const d = await onlyDispute(gw, p.id);
+    assert.deepEqual([d.provider_ref, d.status, d.amount_minor], ['PP-D-10000003', 'open', 10000]);
+    assert.deepEqual(await disputeLedger(core, p.id), [
+      { type: 'dispute', amount_minor: -10000, dispute_id: d.dispute_id },
+    ]);
+    assert.deepEqual(await archived(p.id, 'PAYMENT.CAPTURE.REVERSED'), ['already_finalized']);
+    assert.deepEqual(await disputeEvents(p.id), [['dispute.opened', d.dispute_id, 'open', 10000]]);
+  });
+});
+
 describe('the reconciler books what it finds while polling', () => {
   async function reconcile(paymentId: string) {
     await core.pool.query(
