@@ -120,6 +120,9 @@ export interface StoredItem extends ReconciliationItem {
   exceptionId: string | null;
 }
 
+/** The note of an exception a run found matched; followed by that run's id. */
+const CLEARED_NOTE = 'matched by reconciliation run ';
+
 const RUN_COLUMNS = `id, provider, mode, to_char(day, 'YYYY-MM-DD') AS day, status, matched_count,
   gateway_net_minor::text, provider_net_minor::text, fees_minor::text, import_id, trigger,
   started_at, finished_at`;
@@ -182,7 +185,10 @@ export async function insertRun(
     exId: items.map(() => newId()),
   };
   // One statement: the new exceptions (payment and app where the gateway knows them), then
-  // the items pointing at their exception, new or already on record.
+  // the items pointing at their exception, new or already on record. The key names no amount
+  // and outlives a resolution, so a difference found again re-opens its resolved exception
+  // (returned as new, so it is logged) when a run had cleared it, or when an operator had
+  // resolved it and the difference is now of another amount. DISTINCT ON: one proposal per key.
   const created = await tx.query<{ id: string }>(
     `WITH i AS (
        SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
@@ -192,10 +198,18 @@ export async function insertRun(
      ex AS (
        INSERT INTO payment_exceptions (id, payment_id, app_id, kind, provider, provider_ref,
          amount_minor, currency, resolution, reconciliation_key)
-       SELECT i.ex_id, p.id, p.app_id, 'reconciliation', $12, i.ref,
+       SELECT DISTINCT ON (i.key) i.ex_id, p.id, p.app_id, 'reconciliation', $12, i.ref,
          COALESCE(i.provider, 0) - COALESCE(i.gateway, 0), i.currency, 'manual', i.key
        FROM i LEFT JOIN payments p ON p.id = i.payment_id
-       ON CONFLICT (reconciliation_key) WHERE reconciliation_key IS NOT NULL DO NOTHING
+       ORDER BY i.key, i.pos
+       ON CONFLICT (reconciliation_key) WHERE reconciliation_key IS NOT NULL DO UPDATE
+         SET resolution = 'manual', resolved_at = NULL, note = NULL,
+           amount_minor = EXCLUDED.amount_minor, currency = EXCLUDED.currency
+         WHERE payment_exceptions.resolution = 'resolved'
+           AND (payment_exceptions.amount_minor <> EXCLUDED.amount_minor
+             OR EXISTS (SELECT 1 FROM reconciliation_runs r
+                        WHERE r.id = substr(payment_exceptions.note, ${CLEARED_NOTE.length + 1})
+                          AND payment_exceptions.note = '${CLEARED_NOTE}' || r.id))
        RETURNING id, reconciliation_key),
      items AS (
        INSERT INTO reconciliation_items (run_id, position, kind, movement, provider_ref,
@@ -223,7 +237,7 @@ export async function insertRun(
   );
   const cleared = await tx.query(
     `UPDATE payment_exceptions SET resolution = 'resolved', resolved_at = now(),
-       note = 'matched by reconciliation run ' || $2::text
+       note = '${CLEARED_NOTE}' || $2::text
      WHERE reconciliation_key LIKE $1 || '%' AND resolution = 'manual'
        AND NOT (reconciliation_key = ANY($3::text[]))`,
     [prefix.replace(/[\\%_]/g, (c) => `\\${c}`), id, cols.key],

@@ -49,7 +49,7 @@ export async function insertImport(
     `INSERT INTO reconciliation_imports (id, provider, mode, day, sha256, filename, row_count,
        request_id, source_ip)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-     ON CONFLICT (provider, mode, sha256) DO NOTHING RETURNING ${COLUMNS}`,
+     ON CONFLICT (provider, mode, day, sha256) DO NOTHING RETURNING ${COLUMNS}`,
     [
       imp.id,
       imp.provider,
@@ -88,15 +88,18 @@ export async function insertImport(
   return stored;
 }
 
+/** The upload of these bytes for this day, if any. */
 export async function findImportBySha(
   db: Queryable,
   provider: string,
   mode: Mode,
+  day: string,
   sha256: Buffer,
 ): Promise<ImportRow | null> {
   const res = await db.query<ImportRow>(
-    `SELECT ${COLUMNS} FROM reconciliation_imports WHERE provider = $1 AND mode = $2 AND sha256 = $3`,
-    [provider, mode, sha256],
+    `SELECT ${COLUMNS} FROM reconciliation_imports
+     WHERE provider = $1 AND mode = $2 AND day = $3 AND sha256 = $4`,
+    [provider, mode, day, sha256],
   );
   return res.rows[0] ?? null;
 }
@@ -129,7 +132,10 @@ export interface StoredMovement {
   occurredAt: Date;
 }
 
-/** The rows of the given uploads, each movement once (listed in two files: one of them). */
+/**
+ * The rows of the given uploads, each movement once: listed in two files, it is read from the
+ * file earliest in importIds (the caller lists the target day's file first).
+ */
 export async function importMovements(
   db: Queryable,
   importIds: string[],
@@ -139,7 +145,7 @@ export async function importMovements(
        payment_ref AS "paymentId", status, currency, amount_minor::float8 AS "amountMinor",
        fee_minor::float8 AS "feeMinor", occurred_at AS "occurredAt"
      FROM reconciliation_import_rows WHERE import_id = ANY($1::text[])
-     ORDER BY type, provider_ref, import_id, line`,
+     ORDER BY type, provider_ref, array_position($1::text[], import_id), line`,
     [importIds],
   );
   return res.rows;

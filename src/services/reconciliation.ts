@@ -102,9 +102,13 @@ async function fromFiles(
   const imports = await latestImports(deps.pool, t.provider, t.mode, days);
   const own = imports.find((i) => i.day === t.date);
   if (!own) throw apiError('no_settlement_file', t.provider, t.date);
+  // A movement in two files is read from the nearest: the day's own file, then the next
+  // day's (the provider's newer word on it), then the previous day's.
+  const rank = (day: string) => [t.date, days[2], days[0]].indexOf(day);
+  const ordered = [...imports].sort((a, b) => rank(a.day) - rank(b.day));
   const movements = await importMovements(
     deps.pool,
-    imports.map((i) => i.id),
+    ordered.map((i) => i.id),
   );
   return { movements, importId: own.id };
 }

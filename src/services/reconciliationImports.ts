@@ -74,7 +74,7 @@ export async function uploadSettlementFile(
   }
   if (body.length === 0) throw apiError('invalid', 'settlement file is empty');
   const sha256 = createHash('sha256').update(body).digest();
-  const existing = await importsDb.findImportBySha(pool, t.provider, t.mode, sha256);
+  const existing = await importsDb.findImportBySha(pool, t.provider, t.mode, t.date, sha256);
   if (existing) return { status: 200, body: toView(existing) };
   let rows;
   try {
@@ -110,7 +110,7 @@ export async function uploadSettlementFile(
   });
   if (stored) return { status: 201, body: toView(stored) };
   // The same bytes arrived at the same moment: the other upload stands.
-  const raced = await importsDb.findImportBySha(pool, t.provider, t.mode, sha256);
+  const raced = await importsDb.findImportBySha(pool, t.provider, t.mode, t.date, sha256);
   if (!raced) throw new Error('settlement file import vanished');
   return { status: 200, body: toView(raced) };
 }

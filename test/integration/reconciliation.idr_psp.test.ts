@@ -284,6 +284,155 @@ test('a payment the file reports pending is a status_mismatch until a later file
   assert.equal(ex?.resolution, 'resolved');
 });
 
+/** The file with the payment's charge row (cells) changed by edit. */
+function editCharge(file: string, paymentId: string, edit: (cells: string[]) => string[]) {
+  return file
+    .split('\r\n')
+    .map((l) => {
+      const cells = l.split(',');
+      return cells[0] === paymentId && cells[3] === 'payment' ? edit(cells).join(',') : l;
+    })
+    .join('\r\n');
+}
+/** The provider's gross (and so net) of the payment's charge raised by extra. */
+const grossPlus = (file: string, paymentId: string, extra: number) =>
+  editCharge(file, paymentId, (c) => {
+    const plus = (v = '') => v.replace(/^-?\d+/, (n) => String(Number(n) + extra));
+    return [...c.slice(0, 9), plus(c[9]), c[10] as string, plus(c[11])];
+  });
+const reconciliationExceptionsCounted = async () => {
+  const m = await gw.admin('GET', '/metrics');
+  const hit = /paygate_payment_exceptions_total\{kind="reconciliation"\} (\d+)/.exec(m.text);
+  return Number(hit?.[1] ?? 0);
+};
+const exceptionById = async (id: string | null | undefined) => {
+  const e = (await exceptionsOfKind(gw, 'reconciliation')).find((x) => x.id === id);
+  return (
+    e && {
+      resolution: e.resolution,
+      note: e.note,
+      amount_minor: e.amount_minor,
+      resolved_at: (e as unknown as { resolved_at: string | null }).resolved_at,
+    }
+  );
+};
+
+test('a difference found again after a run cleared it or an operator resolved it re-opens its exception', async () => {
+  const p = await paidPayment(gw, shop, 'idr', 40_000);
+  const itemOf = (r: { items: Item[] }) => r.items.find((i) => i.payment_id === p.id);
+  const clean = await simFile();
+  assertStatus(await upload(grossPlus(clean, p.id, 100)), 201);
+  const first = itemOf(await reconcile(gw, 'idr_psp'));
+  assert.deepEqual(first && [first.kind, first.provider_amount_minor], ['amount_mismatch', 40_100]);
+  const id = first?.exception_id;
+  assert.match(id ?? '', HEX32);
+  // The corrected export: the run clears it.
+  assertStatus(await upload(clean), 201);
+  const matched = await reconcile(gw, 'idr_psp');
+  assert.equal(itemOf(matched), undefined);
+  assert.deepEqual(await exceptionById(id), {
+    resolution: 'resolved',
+    note: `matched by reconciliation run ${matched.run_id}`,
+    amount_minor: 100,
+    resolved_at: (await exceptionById(id))?.resolved_at,
+  });
+  assert.notEqual((await exceptionById(id))?.resolved_at, null);
+  // A third export differs again: the same exception is open again, with the new difference,
+  // logged and counted as a new one.
+  let counted = await reconciliationExceptionsCounted();
+  assertStatus(await upload(grossPlus(clean, p.id, 200)), 201);
+  const third = itemOf(await reconcile(gw, 'idr_psp'));
+  assert.deepEqual(third && [third.kind, third.provider_amount_minor, third.exception_id], [
+    'amount_mismatch',
+    40_200,
+    id,
+  ]);
+  assert.deepEqual(await exceptionById(id), {
+    resolution: 'manual',
+    note: null,
+    amount_minor: 200,
+    resolved_at: null,
+  });
+  assert.equal(await reconciliationExceptionsCounted(), counted + 1);
+  // Found again while open: nothing new.
+  await reconcile(gw, 'idr_psp');
+  assert.equal(await reconciliationExceptionsCounted(), counted + 1);
+  // An operator resolves it: the same difference found again leaves it resolved.
+  const note = 'the provider confirmed the 200 rupiah adjustment';
+  const resolved = await gw.admin('POST', `/admin/exceptions/${id}/resolve`, { note });
+  assert.equal(resolved.status, 200, resolved.text);
+  counted = await reconciliationExceptionsCounted();
+  assert.equal(itemOf(await reconcile(gw, 'idr_psp'))?.exception_id, id);
+  const kept = await exceptionById(id);
+  assert.deepEqual(
+    { ...kept, resolved_at: null },
+    {
+      resolution: 'resolved',
+      note,
+      amount_minor: 200,
+      resolved_at: null,
+    },
+  );
+  assert.notEqual(kept?.resolved_at, null);
+  assert.equal(await reconciliationExceptionsCounted(), counted);
+  // The difference persists with another amount: open again.
+  assertStatus(await upload(grossPlus(clean, p.id, 300)), 201);
+  const fourth = itemOf(await reconcile(gw, 'idr_psp'));
+  assert.deepEqual(fourth && [fourth.provider_amount_minor, fourth.exception_id], [40_300, id]);
+  assert.deepEqual(await exceptionById(id), {
+    resolution: 'manual',
+    note: null,
+    amount_minor: 300,
+    resolved_at: null,
+  });
+  assert.equal(await reconciliationExceptionsCounted(), counted + 1);
+  // Settle the day again for the steps after this one.
+  assertStatus(await upload(`${clean}\r\n`), 201);
+  assert.equal(itemOf(await reconcile(gw, 'idr_psp')), undefined);
+});
+
+test("a movement also in the previous day's file is read from the day's own file", async () => {
+  const prev = new Date(Date.parse(today()) - 86_400_000).toISOString().slice(0, 10);
+  const paid: string[] = [];
+  // Each round uploads two new files (new import ids): the day's own row must win every time.
+  for (let n = 0; n < 4; n++) {
+    paid.push((await paidPayment(gw, shop, 'idr', 11_000 + n)).id);
+    const file = await simFile();
+    // Yesterday's export listed them still pending (no settlement time, created yesterday).
+    const stale = paid.map((id) => {
+      const cells = (file.split('\r\n').find((l) => l.startsWith(`${id},`)) ?? '').split(',');
+      return [...cells.slice(0, 5), 'pending', `${prev} 12:00:00`, '', ...cells.slice(8)].join(',');
+    });
+    assertStatus(await upload([HEADER, ...stale].join('\r\n'), prev), 201);
+    assertStatus(await upload(file), 201);
+    const r = await reconcile(gw, 'idr_psp');
+    assert.deepEqual(
+      r.items.filter((i) => paid.includes(i.payment_id ?? '')),
+      [],
+    );
+  }
+});
+
+test("the same bytes declared for two days are each day's own upload", async () => {
+  const empty = `${HEADER}\r\n`;
+  const a = await upload(empty, '2021-05-10');
+  assertStatus(a, 201);
+  const b = await upload(empty, '2021-05-11');
+  assertStatus(b, 201);
+  const [ia, ib] = [a.json<ImportView>(), b.json<ImportView>()];
+  assert.notEqual(ib.import_id, ia.import_id);
+  assert.deepEqual(
+    [ia.date, ia.row_count, ib.date, ib.row_count],
+    ['2021-05-10', 0, '2021-05-11', 0],
+  );
+  // Again for the second day: that day's upload answers.
+  const again = await upload(empty, '2021-05-11');
+  assertStatus(again, 200);
+  assert.deepEqual(again.json(), ib);
+  const r = await reconcile(gw, 'idr_psp', '2021-05-11');
+  assert.deepEqual([r.import_id, r.status, r.items], [ib.import_id, 'matched', []]);
+});
+
 test('a file over RECONCILIATION_IMPORT_MAX_BYTES is 413 and stores nothing', async () => {
   const small = await startTestGateway({ RECONCILIATION_IMPORT_MAX_BYTES: '1024' });
   try {
