@@ -6,7 +6,7 @@ import { migrate } from './db/migrate.js';
 import { Listener } from './db/listener.js';
 import { checkDatabaseReachable, parseDatabaseUrl, PrimaryLocator } from './db/connection.js';
 import { createPool, type Pool } from './db/pool.js';
-import { createGateway, setBoundPort, type Gateway } from './gateway.js';
+import { createGateway, EXPORT_POOL_SIZE, setBoundPort, type Gateway } from './gateway.js';
 import { buildHttpServer, type HttpServer, type Mount } from './http/server.js';
 import type { Logger } from './logger.js';
 import { registerSimulators } from './simulators/index.js';
@@ -65,8 +65,16 @@ export async function startGateway(
     : locator;
   const pool = createPool(locator, opts.poolMax ?? 20);
   const durablePool = createPool(locator, 10, true);
+  // CSV exports hold a connection while a reader reads: never the main pool's (gateway.ts).
+  const exportPool = createPool(locator, EXPORT_POOL_SIZE);
   const listener = new Listener(direct, log);
-  const gw = createGateway(config, pool, durablePool, log, listener, opts.webhookNetwork);
+  const gw = createGateway(
+    config,
+    { pool, durablePool, exportPool },
+    log,
+    listener,
+    opts.webhookNetwork,
+  );
   const http = buildHttpServer(gw, simulatorMounts(config, gw));
   let workers: Workers | undefined;
   try {
@@ -98,6 +106,7 @@ export async function startGateway(
     await listener.stop();
     await pool.end().catch(() => undefined);
     await durablePool.end().catch(() => undefined);
+    await exportPool.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
     throw err;
   }
@@ -115,6 +124,7 @@ export async function startGateway(
         await listener.stop();
         await pool.end();
         await durablePool.end();
+        await exportPool.end();
         await embedded?.stop();
       })();
       return stopping;

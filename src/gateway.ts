@@ -13,6 +13,7 @@ import type { Logger } from './logger.js';
 import { ProviderRegistry, type GatewayUrls } from './providers/registry.js';
 import { appSigningSecret } from './services/apps.js';
 import type { ReconciliationDeps } from './services/reconciliation.js';
+import { ExportSlots } from './services/exportSlots.js';
 import { SourceRateLimiter } from './services/sourceRateLimit.js';
 
 export type Phase = 'starting' | 'ready' | 'draining';
@@ -26,6 +27,13 @@ export interface Gateway {
    * separate durability barrier (db/pool.ts).
    */
   durablePool: Pool;
+  /**
+   * CSV exports only (db/cursor.ts): a reader holds its connection as long as it reads, so
+   * exports get their own few connections and can never starve payments of the main pool's.
+   */
+  exportPool: Pool;
+  /** Exports streaming now in this process, at most one per export connection. */
+  exportSlots: ExportSlots;
   log: Logger;
   urls: GatewayUrls;
   providers: ProviderRegistry;
@@ -50,10 +58,12 @@ export interface Gateway {
   autovacuum: AutovacuumWatch;
 }
 
+/** Connections of the exports' own pool, and so exports streaming at once per process. */
+export const EXPORT_POOL_SIZE = 2;
+
 export function createGateway(
   config: Config,
-  pool: Pool,
-  durablePool: Pool,
+  { pool, durablePool, exportPool }: { pool: Pool; durablePool: Pool; exportPool: Pool },
   log: Logger,
   listener: Listener,
   webhookNetwork: WebhookNetwork = systemNetwork,
@@ -81,6 +91,8 @@ export function createGateway(
     config,
     pool,
     durablePool,
+    exportPool,
+    exportSlots: new ExportSlots(EXPORT_POOL_SIZE),
     log,
     urls,
     providers: new ProviderRegistry(config, urls),

@@ -93,6 +93,7 @@ const ERRORS = {
   // 429
   too_many_unverified_webhooks: { status: 429, body: 'too many unverified webhooks' },
   too_many_failed_authentications: { status: 429, body: 'too many failed authentications' },
+  too_many_exports: { status: 429, body: 'too many exports in progress' },
   // 500: ours; retryable where docs/api.md#errors says so
   internal: { status: 500, body: 'internal error' },
   payment_create_failed: { status: 500, body: 'payment create failed' },

@@ -107,6 +107,9 @@ export const APP_AUTH: ErrorTable = fixed(
 
 export const ADMIN_AUTH: ErrorTable = fixed('unauthorized', 'too_many_failed_authentications');
 
+/** More CSV exports at once than the process streams (docs/operations.md#csv-exports). */
+export const TOO_MANY_EXPORTS: ErrorTable = fixed('too_many_exports');
+
 export const invalidBodies = (...bodies: ErrorBody[]): ErrorTable => invalid(...bodies);
 /** A route the operator's role may not use (docs/operations.md#operator-roles): its own action. */
 export function forbidden(action: string, roles: readonly string[]): ErrorTable {

@@ -154,7 +154,7 @@ export function reconciliationOperations(): Operation[] {
             'provider,mode,date,kind,movement,provider_ref,payment_id,currency,gateway_amount_minor,provider_amount_minor,provider_status,exception_id\r\n',
         },
       },
-      errors: E.RECONCILIATION_TARGET,
+      errors: E.merge(E.RECONCILIATION_TARGET, E.TOO_MANY_EXPORTS),
     },
     {
       method: 'get',
@@ -178,7 +178,7 @@ export function reconciliationOperations(): Operation[] {
             'occurred_at,id,type,payment_id,refund_id,dispute_id,exception_id,app_id,provider,mode,currency,amount_minor,fee_minor\r\n',
         },
       },
-      errors: E.merge(E.LEDGER_EXPORT, E.SINCE_UNTIL),
+      errors: E.merge(E.LEDGER_EXPORT, E.SINCE_UNTIL, E.TOO_MANY_EXPORTS),
     },
   ];
 }

@@ -33,6 +33,28 @@ function sendCsv(reply: FastifyReply, csv: { filename: string; body: Readable })
     .send(csv.body);
 }
 
+/**
+ * An export within the process's cap (services/exportSlots.ts), on the exports' own pool.
+ * The slot comes back when the body closes: read to the end, failed, or destroyed because
+ * the client went away (by then the cursor's transaction has ended).
+ */
+function sendExport(
+  gw: Gateway,
+  reply: FastifyReply,
+  build: (pool: Gateway['exportPool']) => { filename: string; body: Readable },
+) {
+  const giveBack = gw.exportSlots.take();
+  let csv: { filename: string; body: Readable };
+  try {
+    csv = build(gw.exportPool);
+  } catch (err) {
+    giveBack();
+    throw err;
+  }
+  csv.body.once('close', giveBack);
+  return sendCsv(reply, csv);
+}
+
 export function registerReconciliationRoutes(app: FastifyInstance, gw: Gateway): void {
   const deps = reconciliationDeps(gw);
   const target = (q: Query) =>
@@ -88,10 +110,9 @@ export function registerReconciliationRoutes(app: FastifyInstance, gw: Gateway):
   );
 
   app.get<{ Querystring: Query }>('/reconciliation/export.csv', async (req, reply) =>
-    sendCsv(
-      reply,
+    sendExport(gw, reply, (pool) =>
       reconciliationCsv(
-        gw.pool,
+        pool,
         {
           provider: one(req.query, 'provider'),
           date: one(req.query, 'date'),
@@ -103,10 +124,9 @@ export function registerReconciliationRoutes(app: FastifyInstance, gw: Gateway):
   );
 
   app.get<{ Querystring: Query }>('/ledger/export.csv', async (req, reply) =>
-    sendCsv(
-      reply,
+    sendExport(gw, reply, (pool) =>
       ledgerCsv(
-        gw.pool,
+        pool,
         {
           since: one(req.query, 'since'),
           until: one(req.query, 'until'),
