@@ -6,7 +6,10 @@
  */
 import type { IdempotencyScope } from './idempotency.js';
 import {
+  creationValues,
+  CUSTOMER_UPSERT_ON_CONFLICT,
   PAYMENT_COLUMNS,
+  PAYMENT_INSERT_FROM_CUSTOMER,
   type CreationContext,
   type NewPayment,
   type PaymentRow,
@@ -43,37 +46,12 @@ export async function createPaymentWithFreshClaim(
        customer AS (
          INSERT INTO customers (app_id, external_user_id, email, payments_count)
          SELECT $2, $8, $9, 1 FROM claim
-         ON CONFLICT (app_id, external_user_id) DO UPDATE SET
-           email = COALESCE(EXCLUDED.email, customers.email),
-           payments_count = customers.payments_count + 1,
-           updated_at = now()
+         ${CUSTOMER_UPSERT_ON_CONFLICT}
          RETURNING 1)
-       INSERT INTO payments (id, app_id, mode, amount_minor, currency, method, provider,
-         external_user_id, email, return_url, metadata, provider_deadline, invoice_number)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $16,
-         -- lpad alone would truncate numbers past 999999; they must grow instead (docs/api.md#invoice-numbers).
-         CASE WHEN $12::text IS NULL THEN NULL
-              ELSE (SELECT $12::text || '-' || lpad(n::text, greatest(6, length(n::text)), '0')
-                    FROM nextval('invoice_number_seq') AS n) END
-       FROM customer
+       ${PAYMENT_INSERT_FROM_CUSTOMER}
        RETURNING ${PAYMENT_COLUMNS}`,
     values: [
-      p.id,
-      p.app_id,
-      p.mode,
-      p.amount_minor,
-      p.currency,
-      p.method,
-      p.provider,
-      p.external_user_id,
-      p.email,
-      p.return_url,
-      JSON.stringify(p.metadata),
-      ctx.invoicePrefix,
-      claim.scope.appId,
-      claim.scope.endpoint,
-      claim.scope.key,
-      ctx.registrationDeadline,
+      ...creationValues(p, { ...ctx, claim: claim.scope }),
       claim.requestHash,
       claim.leaseMs,
     ],

@@ -63,6 +63,50 @@ export interface CreationContext {
   registrationDeadline: Date;
 }
 
+/** The customer upsert's conflict rule, the same in both creation statements. */
+export const CUSTOMER_UPSERT_ON_CONFLICT = `ON CONFLICT (app_id, external_user_id) DO UPDATE SET
+           email = COALESCE(EXCLUDED.email, customers.email),
+           payments_count = customers.payments_count + 1,
+           updated_at = now()`;
+
+/**
+ * The payment insert of both creation statements, selected from their `customer` CTE, with
+ * its parameters as creationValues() orders them.
+ */
+export const PAYMENT_INSERT_FROM_CUSTOMER = `INSERT INTO payments (id, app_id, mode, amount_minor, currency, method, provider,
+           external_user_id, email, return_url, metadata, provider_deadline, invoice_number)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $16,
+           -- lpad alone would truncate numbers past 999999; they must grow instead (docs/api.md#invoice-numbers).
+           CASE WHEN $12::text IS NULL THEN NULL
+                ELSE (SELECT $12::text || '-' || lpad(n::text, greatest(6, length(n::text)), '0')
+                      FROM nextval('invoice_number_seq') AS n) END
+         FROM customer`;
+
+/** $1..$16 of both creation statements: the payment, its invoice prefix, the key, the deadline. */
+export function creationValues(
+  p: NewPayment,
+  ctx: Pick<CreationContext, 'invoicePrefix' | 'claim' | 'registrationDeadline'>,
+): unknown[] {
+  return [
+    p.id,
+    p.app_id,
+    p.mode,
+    p.amount_minor,
+    p.currency,
+    p.method,
+    p.provider,
+    p.external_user_id,
+    p.email,
+    p.return_url,
+    JSON.stringify(p.metadata),
+    ctx.invoicePrefix,
+    ctx.claim?.appId ?? null,
+    ctx.claim?.endpoint ?? null,
+    ctx.claim?.key ?? null,
+    ctx.registrationDeadline,
+  ];
+}
+
 /**
  * Creates an initiated payment in one statement (one round trip, atomic): the customer
  * upsert (docs/api.md#customers), the payment with its invoice number from the one global sequence, and
@@ -79,44 +123,17 @@ export async function createPaymentRecord(
     text: `WITH customer AS (
          INSERT INTO customers (app_id, external_user_id, email, payments_count)
          VALUES ($2, $8, $9, 1)
-         ON CONFLICT (app_id, external_user_id) DO UPDATE SET
-           email = COALESCE(EXCLUDED.email, customers.email),
-           payments_count = customers.payments_count + 1,
-           updated_at = now()
+         ${CUSTOMER_UPSERT_ON_CONFLICT}
          RETURNING 1),
        payment AS (
-         INSERT INTO payments (id, app_id, mode, amount_minor, currency, method, provider,
-           external_user_id, email, return_url, metadata, provider_deadline, invoice_number)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $16,
-           -- lpad alone would truncate numbers past 999999; they must grow instead (docs/api.md#invoice-numbers).
-           CASE WHEN $12::text IS NULL THEN NULL
-                ELSE (SELECT $12::text || '-' || lpad(n::text, greatest(6, length(n::text)), '0')
-                      FROM nextval('invoice_number_seq') AS n) END
-         FROM customer
+         ${PAYMENT_INSERT_FROM_CUSTOMER}
          RETURNING ${PAYMENT_COLUMNS}),
        claim AS (
          UPDATE idempotency_keys SET resource_id = $1
          WHERE app_id = $13 AND endpoint = $14 AND key = $15
          RETURNING 1)
        SELECT payment.* FROM payment`,
-    values: [
-      p.id,
-      p.app_id,
-      p.mode,
-      p.amount_minor,
-      p.currency,
-      p.method,
-      p.provider,
-      p.external_user_id,
-      p.email,
-      p.return_url,
-      JSON.stringify(p.metadata),
-      ctx.invoicePrefix,
-      ctx.claim?.appId ?? null,
-      ctx.claim?.endpoint ?? null,
-      ctx.claim?.key ?? null,
-      ctx.registrationDeadline,
-    ],
+    values: creationValues(p, ctx),
   });
   return res.rows[0] as PaymentRow;
 }
