@@ -83,6 +83,8 @@ test('the Disputes page lists each dispute with status, amount, deadline and pay
   // Filter by status: only the lost one stays.
   await page.locator('select[name="status"]').selectOption('lost');
   await page.waitForURL(/status=lost/);
+  // The unfiltered table shows both for a moment: wait for the open one to leave it.
+  await page.locator(`tr[data-id="${o.dispute_id}"]`).waitFor({ state: 'detached' });
   await page.locator(`tr[data-id="${l.dispute_id}"]`).waitFor();
   assert.equal(await page.locator(`tr[data-id="${o.dispute_id}"]`).count(), 0);
   await screenshot(page, 'dashboard-disputes');
