@@ -25,9 +25,14 @@ const TEST_MODE_ONLY = new Set(['sim_objects']);
 
 async function tableBytes(db: pg.Client): Promise<Map<string, number>> {
   await db.query('VACUUM');
+  // A partitioned table (migration 0023) counts as the sum of its partitions.
   const res = await db.query<{ relname: string; bytes: string }>(
-    `SELECT c.relname, pg_total_relation_size(c.oid) AS bytes FROM pg_class c
-     WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'`,
+    `SELECT coalesce(p.relname, c.relname) AS relname, sum(pg_total_relation_size(c.oid)) AS bytes
+     FROM pg_class c
+     LEFT JOIN pg_inherits i ON i.inhrelid = c.oid
+     LEFT JOIN pg_class p ON p.oid = i.inhparent
+     WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'
+     GROUP BY 1`,
   );
   return new Map(res.rows.map((r) => [r.relname, Number(r.bytes)]));
 }

@@ -42,10 +42,18 @@ export async function archiveInbound(
   return { id: Number(res.rows[0]?.id), truncated, bodySha256 };
 }
 
+/**
+ * The updates of an archived row come within the request that archived it. inbound_events is
+ * partitioned by month (migration 0023) and its key is (id, received_at): the bound on
+ * received_at lets PostgreSQL look in the last month or two instead of every month kept.
+ */
+const JUST_ARCHIVED = `received_at > now() - interval '1 day'`;
+
 export async function restoreFullBody(db: Queryable, id: number, rawBody: Buffer): Promise<void> {
   await db.query({
     name: 'inbound_restore_body',
-    text: `UPDATE inbound_events SET raw_body = $2, body_truncated = false WHERE id = $1`,
+    text: `UPDATE inbound_events SET raw_body = $2, body_truncated = false
+       WHERE id = $1 AND ${JUST_ARCHIVED}`,
     values: [id, rawBody],
   });
 }
@@ -61,8 +69,8 @@ export async function purgeRejectedInbound(
 ): Promise<number> {
   const res = await db.query({
     name: 'inbound_purge_rejected',
-    text: `DELETE FROM inbound_events WHERE id IN (
-         SELECT id FROM inbound_events
+    text: `DELETE FROM inbound_events WHERE (id, received_at) IN (
+         SELECT id, received_at FROM inbound_events
          WHERE outcome = 'bad_signature' AND received_at < now() - $1 * interval '1 day'
          ORDER BY received_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
     values: [retentionDays, batch],
@@ -86,7 +94,7 @@ export async function recordInboundOutcome(
   await db.query({
     name: 'inbound_outcome',
     text: `UPDATE inbound_events SET signature_valid = $2, outcome = $3, mode = $4, event_type = $5,
-         payment_id = $6 WHERE id = $1`,
+         payment_id = $6 WHERE id = $1 AND ${JUST_ARCHIVED}`,
     values: [
       id,
       o.signatureValid,
