@@ -3,11 +3,34 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Queryable } from './pool.js';
 import { storableText } from '../domain/storableText.js';
 
-/** Headers worth keeping with an archived event: no cookies or auth, nothing of ours. */
-function keptHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+/**
+ * Headers of the connection and of content negotiation, not of the provider's message: they
+ * say nothing about the event (its size is body_size) and were about a fifth of an archived
+ * row (issue 29: storage per payment).
+ */
+const TRANSPORT_HEADERS = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'transfer-encoding',
+  'te',
+  'upgrade',
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'sec-fetch-mode',
+  'sec-fetch-site',
+  'sec-fetch-dest',
+]);
+
+/** Headers worth keeping with an archived event: no cookies or auth, nothing of transport. */
+export function keptHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) {
-    if (v === undefined || k === 'cookie' || k === 'authorization') continue;
+    if (v === undefined || k === 'cookie' || k === 'authorization' || TRANSPORT_HEADERS.has(k)) {
+      continue;
+    }
     out[k] = Array.isArray(v) ? v.join(', ') : v;
   }
   return out;

@@ -250,4 +250,12 @@ test('five copies of a webhook at once: five archived, one charge, one event', a
     [p.id],
   );
   assert.deepEqual(counts, [{ archived: 5, entries: 1, events: 1 }]);
+  // The archive keeps the provider's headers, not the connection's (issue 29: storage).
+  const headers = await sql<{ keys: string[] }>(
+    gw.databaseUrl,
+    `SELECT array_agg(k ORDER BY k) AS keys FROM (
+       SELECT DISTINCT jsonb_object_keys(headers) AS k FROM inbound_events WHERE payment_id = $1) x`,
+    [p.id],
+  );
+  assert.deepEqual(headers, [{ keys: ['content-type', 'user-agent'] }]);
 });
