@@ -124,12 +124,28 @@ async function searches(url: string): Promise<[string, string][]> {
       ],
       ['status=failed + amount, no row', `${p}status=failed&amount_min=1000000`],
       ['app_id + amount_min high', `${p}app_id=app_seed_live_a&amount_min=999000`],
+      // The seed's initiated payments are never idr_psp (g % 100 >= 95 means g % 10 >= 5), so
+      // never over 49,999: each filter matches many, together nothing.
+      ['status=initiated + amount_min 100000 (none)', `${p}status=initiated&amount_min=100000`],
+      [
+        'mode=live + amount_min 100000 + initiated',
+        `${p}mode=live&status=initiated&amount_min=100000`,
+      ],
+      [
+        'app_id + status=initiated + amount, none',
+        `${p}app_id=app_seed_live_a&status=initiated&amount_min=100000`,
+      ],
       ['one month + amount_max low', `${p}${oneMonth}&amount_max=150`],
       ['one day + amount, no row', `${p}${oneDay}&amount_min=1000000`],
       ['q=email + amount_min high', `${p}${email}&amount_min=999900`],
       ['q=email + amount, no row', `${p}${email}&amount_min=1000000`],
       ['q=email + status=initiated + one day', `${p}${email}&status=initiated&${oneDay}`],
       ['q=email + mode=live + app of test mode', `${p}${email}&mode=live&app_id=app_seed_test_a`],
+      [
+        'q=email + status=initiated + amount, none',
+        `${p}${email}&status=initiated&amount_min=100000`,
+      ],
+      ['q=external_user_id + amount, none', `${p}q=buyer-4242&amount_min=1000000`],
       [
         'q, app_id, status, amount_min together',
         `${p}q=buyer-4242&app_id=app_seed_test_a&status=succeeded&amount_min=100`,
