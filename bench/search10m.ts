@@ -13,11 +13,14 @@
  * BENCH_SEARCH_PAYMENTS payments (default 10,000,000). BENCH_SEARCH_REQUESTS (per search,
  * default 100) and BENCH_SEARCH_CASE_SECONDS (a search stops early once it took this long,
  * default 30, so a slow search costs minutes, not hours; its request count is reported).
+ * BENCH_BEFORE_DIR=<another checkout> times that version too, on the same database,
+ * interleaved search by search (before and after of docs/performance.md).
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
-import { ADMIN_TOKEN, machine, startGatewayProcess } from './lib/env.js';
+import os from 'node:os';
+import { ADMIN_TOKEN, MASTER_KEY, machine, startGatewayProcess, startProcess } from './lib/env.js';
 import { DEFAULT_SEED, seedMillion } from './seed-million.js';
 
 export interface SearchTiming {
@@ -165,7 +168,12 @@ async function searches(url: string): Promise<[string, string][]> {
 
 export async function benchSearchOn(
   url: string,
-  opts: { seedPayments: number | null; requests: number; caseSeconds: number },
+  opts: {
+    seedPayments: number | null;
+    requests: number;
+    caseSeconds: number;
+    beforeDir?: string;
+  },
 ): Promise<Record<string, unknown>> {
   const seeded =
     opts.seedPayments === null
@@ -186,19 +194,43 @@ export async function benchSearchOn(
   await c.end();
   const cases = await searches(url);
   const gw = await startGatewayProcess(url, { SIMULATORS: 'off' });
+  // The version before, from another checkout, on the same database: each search is timed
+  // on both, one right after the other (alternating which goes first), so the load of other
+  // work on the machine falls on both alike.
+  const before = opts.beforeDir
+    ? await startProcess(
+        ['src/main.ts'],
+        { DATABASE_URL: url, ADMIN_TOKEN, MASTER_KEY, PGAPPNAME: 'gateway', SIMULATORS: 'off' },
+        '/readyz',
+        undefined,
+        opts.beforeDir,
+      ).catch(async (err: unknown) => {
+        await gw.stop();
+        throw err;
+      })
+    : null;
   const timings: Record<string, SearchTiming> = {};
+  const beforeTimings: Record<string, SearchTiming> = {};
+  const budget = opts.caseSeconds * 1000;
+  const line = (label: string, t: SearchTiming) =>
+    `${label.padEnd(50)} ${String(t.rows).padStart(5)} rows  p50 ${String(t.p50_ms).padStart(8)} ms  p99 ${String(
+      t.p99_ms,
+    ).padStart(8)} ms  (${t.requests} requests)${t.p99_ms > 50 ? '  OVER 50 ms' : ''}`;
   try {
-    for (const [name, path] of cases) {
-      timings[name] = await timeSearch(gw.url, path, opts.requests, opts.caseSeconds * 1000);
-      const t = timings[name];
-      console.log(
-        `${name.padEnd(42)} ${String(t.rows).padStart(5)} rows  p50 ${String(t.p50_ms).padStart(8)} ms  p99 ${String(
-          t.p99_ms,
-        ).padStart(8)} ms  (${t.requests} requests)${t.p99_ms > 50 ? '  OVER 50 ms' : ''}`,
-      );
+    for (const [i, [name, path]] of cases.entries()) {
+      if (before && i % 2 === 0) {
+        beforeTimings[name] = await timeSearch(before.url, path, opts.requests, budget);
+      }
+      timings[name] = await timeSearch(gw.url, path, opts.requests, budget);
+      if (before && i % 2 === 1) {
+        beforeTimings[name] = await timeSearch(before.url, path, opts.requests, budget);
+      }
+      if (before) console.log(line(`${name} (before)`, beforeTimings[name]!));
+      console.log(line(name, timings[name]));
     }
   } finally {
     await gw.stop();
+    await before?.stop();
   }
   const over = Object.entries(timings).filter(([, t]) => t.p99_ms > 50);
   console.log(`${over.length} of ${cases.length} searches over 50 ms p99`);
@@ -206,8 +238,10 @@ export async function benchSearchOn(
     seed: seeded,
     payments_estimate: Number(size.n),
     payments_total_bytes: Number(size.bytes),
+    load_average: os.loadavg(),
     over_50ms_p99: over.map(([name]) => name),
     timings,
+    ...(before ? { before_dir: opts.beforeDir, before_timings: beforeTimings } : {}),
   };
 }
 
@@ -218,6 +252,7 @@ function options() {
     seedPayments: given ? null : Number(process.env.BENCH_SEARCH_PAYMENTS ?? 10_000_000),
     requests: Number(process.env.BENCH_SEARCH_REQUESTS ?? 100),
     caseSeconds: Number(process.env.BENCH_SEARCH_CASE_SECONDS ?? 30),
+    beforeDir: process.env.BENCH_BEFORE_DIR,
   };
 }
 
