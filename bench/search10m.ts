@@ -14,7 +14,10 @@
  * default 100) and BENCH_SEARCH_CASE_SECONDS (a search stops early once it took this long,
  * default 30, so a slow search costs minutes, not hours; its request count is reported).
  * BENCH_BEFORE_DIR=<another checkout> times that version too, on the same database,
- * interleaved search by search (before and after of docs/performance.md).
+ * interleaved search by search (before and after of docs/performance.md). Then each
+ * search's list statement is run under EXPLAIN (ANALYZE, BUFFERS) before and after this
+ * version's rewrites: PostgreSQL's own time and the pages it read, which the load of the
+ * shared machine does not change. BENCH_SEARCH_STATEMENTS_ONLY=1: only that part.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -22,6 +25,10 @@ import pg from 'pg';
 import os from 'node:os';
 import { ADMIN_TOKEN, MASTER_KEY, machine, startGatewayProcess, startProcess } from './lib/env.js';
 import { DEFAULT_SEED, seedMillion } from './seed-million.js';
+import { listPaymentRows } from '../src/db/reports.js';
+import { resolveMode } from '../src/domain/adminQuery.js';
+import { parsePaymentSearch } from '../src/domain/paymentSearch.js';
+import { listPayments } from '../src/services/reports.js';
 
 export interface SearchTiming {
   path: string;
@@ -166,6 +173,62 @@ async function searches(url: string): Promise<[string, string][]> {
   }
 }
 
+export interface SearchPlan {
+  /** PostgreSQL's execution time of the list statement (EXPLAIN ANALYZE), ms. */
+  ms: number;
+  /** Pages of shared buffers it read (hit or not): what does not depend on the machine. */
+  pages: number;
+}
+
+/**
+ * The search's list statement under EXPLAIN (ANALYZE, BUFFERS), as the route sends it:
+ * `viaService` through listPayments (this version's rewrites), else straight to
+ * listPaymentRows with the parameters as given (the statement before them). No statement
+ * (the service knew the answer empty) is 0 ms, 0 pages.
+ */
+async function planOf(c: pg.Client, path: string, viaService: boolean): Promise<SearchPlan> {
+  const u = new URL(path, 'http://x');
+  const get = (k: string) => u.searchParams.get(k) ?? undefined;
+  const search = parsePaymentSearch({
+    q: get('q'),
+    app_id: get('app_id'),
+    created_from: get('created_from'),
+    created_to: get('created_to'),
+    amount_min: get('amount_min'),
+    amount_max: get('amount_max'),
+  });
+  const out: SearchPlan = { ms: 0, pages: 0 };
+  const db = {
+    query: async (text: unknown, values?: unknown[]) => {
+      if (typeof text !== 'string' || !text.startsWith('SELECT p.*')) {
+        return c.query(text as string, values);
+      }
+      const res = await c.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values);
+      const plan = (res.rows[0] as { 'QUERY PLAN': [PlanJson] })['QUERY PLAN'][0];
+      out.ms = Math.round(plan['Execution Time'] * 100) / 100;
+      out.pages = (plan.Plan['Shared Hit Blocks'] ?? 0) + (plan.Plan['Shared Read Blocks'] ?? 0);
+      return { rows: [] };
+    },
+  };
+  const mode = resolveMode(get('mode'));
+  const q = {
+    mode,
+    status: get('status') ?? null,
+    before: get('before') ?? null,
+    limit: Number(get('limit') ?? 100),
+    search,
+  };
+  await c.query(`SET statement_timeout = '60s'`);
+  if (viaService) await listPayments(db as never, q);
+  else await listPaymentRows(db as never, { ...q, mode: mode === '' ? null : mode });
+  return out;
+}
+
+interface PlanJson {
+  'Execution Time': number;
+  Plan: { 'Shared Hit Blocks'?: number; 'Shared Read Blocks'?: number };
+}
+
 export async function benchSearchOn(
   url: string,
   opts: {
@@ -173,6 +236,7 @@ export async function benchSearchOn(
     requests: number;
     caseSeconds: number;
     beforeDir?: string;
+    statementsOnly?: boolean;
   },
 ): Promise<Record<string, unknown>> {
   const seeded =
@@ -193,44 +257,64 @@ export async function benchSearchOn(
   ).rows[0]!;
   await c.end();
   const cases = await searches(url);
-  const gw = await startGatewayProcess(url, { SIMULATORS: 'off' });
-  // The version before, from another checkout, on the same database: each search is timed
-  // on both, one right after the other (alternating which goes first), so the load of other
-  // work on the machine falls on both alike.
-  const before = opts.beforeDir
-    ? await startProcess(
-        ['src/main.ts'],
-        { DATABASE_URL: url, ADMIN_TOKEN, MASTER_KEY, PGAPPNAME: 'gateway', SIMULATORS: 'off' },
-        '/readyz',
-        undefined,
-        opts.beforeDir,
-      ).catch(async (err: unknown) => {
-        await gw.stop();
-        throw err;
-      })
-    : null;
   const timings: Record<string, SearchTiming> = {};
   const beforeTimings: Record<string, SearchTiming> = {};
-  const budget = opts.caseSeconds * 1000;
-  const line = (label: string, t: SearchTiming) =>
-    `${label.padEnd(50)} ${String(t.rows).padStart(5)} rows  p50 ${String(t.p50_ms).padStart(8)} ms  p99 ${String(
-      t.p99_ms,
-    ).padStart(8)} ms  (${t.requests} requests)${t.p99_ms > 50 ? '  OVER 50 ms' : ''}`;
+  if (!opts.statementsOnly) await timeOverHttp();
+  async function timeOverHttp() {
+    const gw = await startGatewayProcess(url, { SIMULATORS: 'off' });
+    // The version before, from another checkout, on the same database: each search is timed
+    // on both, one right after the other (alternating which goes first), so the load of other
+    // work on the machine falls on both alike.
+    const before = opts.beforeDir
+      ? await startProcess(
+          ['src/main.ts'],
+          { DATABASE_URL: url, ADMIN_TOKEN, MASTER_KEY, PGAPPNAME: 'gateway', SIMULATORS: 'off' },
+          '/readyz',
+          undefined,
+          opts.beforeDir,
+        ).catch(async (err: unknown) => {
+          await gw.stop();
+          throw err;
+        })
+      : null;
+    const budget = opts.caseSeconds * 1000;
+    const line = (label: string, t: SearchTiming) =>
+      `${label.padEnd(50)} ${String(t.rows).padStart(5)} rows  p50 ${String(t.p50_ms).padStart(8)} ms  p99 ${String(
+        t.p99_ms,
+      ).padStart(8)} ms  (${t.requests} requests)${t.p99_ms > 50 ? '  OVER 50 ms' : ''}`;
+    try {
+      for (const [i, [name, path]] of cases.entries()) {
+        if (before && i % 2 === 0) {
+          beforeTimings[name] = await timeSearch(before.url, path, opts.requests, budget);
+        }
+        timings[name] = await timeSearch(gw.url, path, opts.requests, budget);
+        if (before && i % 2 === 1) {
+          beforeTimings[name] = await timeSearch(before.url, path, opts.requests, budget);
+        }
+        if (before) console.log(line(`${name} (before)`, beforeTimings[name]!));
+        console.log(line(name, timings[name]));
+      }
+    } finally {
+      await gw.stop();
+      await before?.stop();
+    }
+  }
+  // The statement itself, warm (second run), before and after this version's rewrites.
+  const plans: Record<string, { before: SearchPlan; after: SearchPlan }> = {};
+  const pc = new pg.Client({ connectionString: url });
+  await pc.connect();
   try {
-    for (const [i, [name, path]] of cases.entries()) {
-      if (before && i % 2 === 0) {
-        beforeTimings[name] = await timeSearch(before.url, path, opts.requests, budget);
-      }
-      timings[name] = await timeSearch(gw.url, path, opts.requests, budget);
-      if (before && i % 2 === 1) {
-        beforeTimings[name] = await timeSearch(before.url, path, opts.requests, budget);
-      }
-      if (before) console.log(line(`${name} (before)`, beforeTimings[name]!));
-      console.log(line(name, timings[name]));
+    for (const [name, path] of cases) {
+      await planOf(pc, path, false);
+      const b = await planOf(pc, path, false);
+      await planOf(pc, path, true);
+      plans[name] = { before: b, after: await planOf(pc, path, true) };
+      console.log(
+        `${name.padEnd(50)} statement before ${String(b.ms).padStart(9)} ms ${String(b.pages).padStart(8)} pages, after ${String(plans[name].after.ms).padStart(9)} ms ${String(plans[name].after.pages).padStart(8)} pages`,
+      );
     }
   } finally {
-    await gw.stop();
-    await before?.stop();
+    await pc.end();
   }
   const over = Object.entries(timings).filter(([, t]) => t.p99_ms > 50);
   console.log(`${over.length} of ${cases.length} searches over 50 ms p99`);
@@ -241,7 +325,8 @@ export async function benchSearchOn(
     load_average: os.loadavg(),
     over_50ms_p99: over.map(([name]) => name),
     timings,
-    ...(before ? { before_dir: opts.beforeDir, before_timings: beforeTimings } : {}),
+    statements: plans,
+    ...(opts.beforeDir ? { before_dir: opts.beforeDir, before_timings: beforeTimings } : {}),
   };
 }
 
@@ -253,6 +338,7 @@ function options() {
     requests: Number(process.env.BENCH_SEARCH_REQUESTS ?? 100),
     caseSeconds: Number(process.env.BENCH_SEARCH_CASE_SECONDS ?? 30),
     beforeDir: process.env.BENCH_BEFORE_DIR,
+    statementsOnly: process.env.BENCH_SEARCH_STATEMENTS_ONLY === '1',
   };
 }
 
