@@ -142,6 +142,10 @@ async function searches(url: string): Promise<[string, string][]> {
         `${p}mode=live&status=initiated&amount_min=100000`,
       ],
       [
+        'status=initiated + amount, none + last week',
+        `${p}status=initiated&amount_min=100000&${lastWeek}`,
+      ],
+      [
         'app_id + status=initiated + amount, none',
         `${p}app_id=app_seed_live_a&status=initiated&amount_min=100000`,
       ],
