@@ -250,6 +250,8 @@ export async function benchSearchOn(
     statementsOnly?: boolean;
     /** Searches of the list to leave out over HTTP (BENCH_SEARCH_SKIP: resume a run). */
     skip: number;
+    /** How many searches after those (BENCH_SEARCH_COUNT, default all). */
+    count: number;
   },
 ): Promise<Record<string, unknown>> {
   const seeded =
@@ -297,7 +299,7 @@ export async function benchSearchOn(
       ).padStart(8)} ms  (${t.requests} requests)${t.p99_ms > 50 ? '  OVER 50 ms' : ''}`;
     try {
       for (const [i, [name, path]] of cases.entries()) {
-        if (i < opts.skip) continue;
+        if (i < opts.skip || i >= opts.skip + opts.count) continue;
         const time = (base: string) =>
           timeSearch(base, path, opts.requests, budget).catch((err: unknown): SearchTiming => ({
             path,
@@ -325,7 +327,7 @@ export async function benchSearchOn(
   await pc.connect();
   try {
     for (const [i, [name, path]] of cases.entries()) {
-      if (i < opts.skip) continue;
+      if (i < opts.skip || i >= opts.skip + opts.count) continue;
       // A statement over the 60 s limit is recorded as -1 ms, -1 pages.
       const run = (viaService: boolean) =>
         planOf(pc, path, viaService).catch((): SearchPlan => ({ ms: -1, pages: -1 }));
@@ -341,7 +343,8 @@ export async function benchSearchOn(
     await pc.end();
   }
   const over = Object.entries(timings).filter(([, t]) => t.p99_ms > 50);
-  console.log(`${over.length} of ${cases.length} searches over 50 ms p99`);
+  if (!opts.statementsOnly)
+    console.log(`${over.length} of ${cases.length} searches over 50 ms p99`);
   return {
     seed: seeded,
     payments_estimate: Number(size.n),
@@ -364,6 +367,7 @@ function options() {
     beforeDir: process.env.BENCH_BEFORE_DIR,
     statementsOnly: process.env.BENCH_SEARCH_STATEMENTS_ONLY === '1',
     skip: Number(process.env.BENCH_SEARCH_SKIP ?? 0),
+    count: Number(process.env.BENCH_SEARCH_COUNT ?? Infinity),
   };
 }
 
