@@ -25,6 +25,7 @@ import type { PaymentSearch } from '../domain/paymentSearch.js';
 import { CURRENCY_EXPONENT } from '../domain/money.js';
 import { PAYMENT_STATUSES, PROVIDERS, type Mode } from '../domain/types.js';
 import { toDisputeView, type DisputeView } from './disputes.js';
+import { modeForApp } from './paymentSearch.js';
 import { windowSucceededByDay, windowTotals } from './rollup.js';
 
 export const KNOWN_CURRENCIES = Object.keys(CURRENCY_EXPONENT).sort();
@@ -273,8 +274,10 @@ export async function listPayments(
   if (before !== null && !(isPaymentId(before) && (await paymentExists(db, before)))) {
     throw apiError('invalid', 'before must be a payment id from a previous page');
   }
+  const mode = await modeForApp(db, q.mode === '' ? null : q.mode, q.search?.appId ?? null);
+  if (mode === 'none') return { mode: q.mode, payments: [] };
   const rows = await listPaymentRows(db, {
-    mode: q.mode === '' ? null : q.mode,
+    mode,
     status: q.status,
     before,
     limit: q.limit,
