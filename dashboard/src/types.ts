@@ -414,9 +414,13 @@ export interface Reconciliation {
   ran_at: string | null;
   import_id: string | null;
   matched_count: number;
-  gateway_net_minor: number | string;
-  provider_net_minor: number | string;
-  fees_minor: number | string;
+  /** One entry per currency, alphabetical: sums of two currencies are never added. */
+  by_currency: {
+    currency: string;
+    gateway_net_minor: number | string;
+    provider_net_minor: number | string;
+    fees_minor: number | string;
+  }[];
   items: ReconciliationItem[];
 }
 
