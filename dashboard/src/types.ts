@@ -395,7 +395,7 @@ export interface EndpointStats {
 /** docs/api.md#reconciliation */
 export interface ReconciliationItem {
   kind: 'missing_in_gateway' | 'missing_at_provider' | 'amount_mismatch' | 'status_mismatch';
-  movement: 'charge' | 'refund';
+  movement: 'charge' | 'refund' | 'dispute';
   provider_ref: string;
   payment_id: string | null;
   currency: string;
