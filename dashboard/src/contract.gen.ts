@@ -850,6 +850,9 @@ export interface components {
       ran_at: string | null;
       import_id: string | null;
       matched_count: number;
+      gateway_net_minor: number | null;
+      provider_net_minor: number | null;
+      fees_minor: number | null;
       /** @description The day's sums per currency, alphabetical (only currencies with a movement); amounts of two currencies are never added. */
       by_currency: components['schemas']['ReconciliationCurrencyTotals'][];
       items: components['schemas']['ReconciliationItem'][];

@@ -74,6 +74,9 @@ const Reconciliation = closed(
     ran_at: orNull(time),
     import_id: orNull(hex32),
     matched_count: { type: 'integer', minimum: 0 },
+    gateway_net_minor: orNull(sum),
+    provider_net_minor: orNull(sum),
+    fees_minor: orNull(sum),
     by_currency: {
       type: 'array',
       description:

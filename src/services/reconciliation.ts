@@ -220,8 +220,31 @@ export interface ReconciliationView {
   ran_at: string | null;
   import_id: string | null;
   matched_count: number;
+  /** The day's sums when it moved one currency (0 when none); null when it moved several. */
+  gateway_net_minor: bigint | null;
+  provider_net_minor: bigint | null;
+  fees_minor: bigint | null;
   by_currency: CurrencyTotalsView[];
   items: ReconciliationItemView[];
+}
+
+/**
+ * The top-level sums the contract names: a day of one currency (every idr_psp day, most
+ * others) has them; a day of several has null there, since amounts of two currencies are
+ * never added, and its sums are in by_currency only.
+ */
+function singleCurrencySums(
+  byCurrency: CurrencyTotalsView[],
+): Pick<ReconciliationView, 'gateway_net_minor' | 'provider_net_minor' | 'fees_minor'> {
+  if (byCurrency.length > 1) {
+    return { gateway_net_minor: null, provider_net_minor: null, fees_minor: null };
+  }
+  const only = byCurrency[0];
+  return {
+    gateway_net_minor: only?.gateway_net_minor ?? 0n,
+    provider_net_minor: only?.provider_net_minor ?? 0n,
+    fees_minor: only?.fees_minor ?? 0n,
+  };
 }
 
 /** GET /admin/reconciliation: the day's newest run, or pending when there is none yet. */
@@ -240,12 +263,19 @@ export async function getReconciliation(
       ran_at: null,
       import_id: null,
       matched_count: 0,
+      ...singleCurrencySums([]),
       by_currency: [],
       items: [],
     };
   }
   const items = await db.runItems(pool, run.id);
   const totals = await db.runTotals(pool, run.id);
+  const byCurrency = totals.map((x) => ({
+    currency: x.currency,
+    gateway_net_minor: x.gatewayNetMinor,
+    provider_net_minor: x.providerNetMinor,
+    fees_minor: x.feesMinor,
+  }));
   return {
     provider: run.provider,
     mode: run.mode,
@@ -255,12 +285,8 @@ export async function getReconciliation(
     ran_at: run.finished_at.toISOString(),
     import_id: run.import_id,
     matched_count: run.matched_count,
-    by_currency: totals.map((x) => ({
-      currency: x.currency,
-      gateway_net_minor: x.gatewayNetMinor,
-      provider_net_minor: x.providerNetMinor,
-      fees_minor: x.feesMinor,
-    })),
+    ...singleCurrencySums(byCurrency),
+    by_currency: byCurrency,
     items: items.map((i) => ({
       kind: i.kind,
       movement: i.movement,

@@ -22,6 +22,10 @@ export interface Reconciliation {
   ran_at: string | null;
   import_id: string | null;
   matched_count: number;
+  /** The day's sums when it moved one currency; null when several. */
+  gateway_net_minor: number | null;
+  provider_net_minor: number | null;
+  fees_minor: number | null;
   by_currency: CurrencyTotals[];
   items: Item[];
 }
@@ -43,11 +47,21 @@ export function onlyCurrency(
     [currency],
   );
   const c = r.by_currency[0]!;
-  return {
+  const sums = {
     gateway_net_minor: c.gateway_net_minor,
     provider_net_minor: c.provider_net_minor,
     fees_minor: c.fees_minor,
   };
+  // One currency: the contract's top-level sums are that currency's.
+  assert.deepEqual(
+    {
+      gateway_net_minor: r.gateway_net_minor,
+      provider_net_minor: r.provider_net_minor,
+      fees_minor: r.fees_minor,
+    },
+    sums,
+  );
+  return sums;
 }
 
 export interface ExceptionView {

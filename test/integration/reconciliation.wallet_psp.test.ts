@@ -52,6 +52,9 @@ test('before any run the day is pending', async () => {
     ran_at: null,
     import_id: null,
     matched_count: 0,
+    gateway_net_minor: 0,
+    provider_net_minor: 0,
+    fees_minor: 0,
     by_currency: [],
     items: [],
   });
@@ -74,6 +77,10 @@ test('a clean day: a charge and a partial refund match, with PayPal fee', async 
       ran_at: null,
       import_id: null,
       matched_count: 2,
+      // One currency: the top-level sums are its sums.
+      gateway_net_minor: 9000,
+      provider_net_minor: 9000,
+      fees_minor: 398,
       by_currency: [
         // The simulator's PayPal fee on 100.00 EUR: 3.49% plus 0.49.
         { currency: 'EUR', gateway_net_minor: 9000, provider_net_minor: 9000, fees_minor: 398 },

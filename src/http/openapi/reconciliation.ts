@@ -30,6 +30,9 @@ const example = {
   ran_at: '2026-11-25T03:00:04.512Z',
   import_id: null,
   matched_count: 1841,
+  gateway_net_minor: null,
+  provider_net_minor: null,
+  fees_minor: null,
   by_currency: [
     {
       currency: 'EUR',
