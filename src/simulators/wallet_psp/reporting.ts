@@ -25,7 +25,7 @@ import {
 } from '../../providers/wallet_psp/reportingWire.js';
 import { WP_CURRENCIES, type WpCapture } from '../../providers/wallet_psp/wire.js';
 import { SimStore, type SimClock } from '../common.js';
-import { simulatorEndpoint } from '../../providers/testMode.js';
+import { walletPspCredentials } from '../credentials.js';
 import { apiError, providerId, providerTime, type SimOrder, type SimToken } from './orders.js';
 import { listSimTransactions } from './transactions.js';
 import type { SimCaptureRefunds } from './refunds.js';
@@ -104,9 +104,7 @@ function parseProviderTime(v: string | undefined): number | null {
 export function registerReportingRoutes(app: FastifyInstance, deps: ReportingRouteDeps): void {
   const { gw, clock, authorize } = deps;
   const payouts = new SimStore<SimPayout>(gw.pool, 'wallet_psp', 'payout');
-  const testClientId = () =>
-    simulatorEndpoint('wallet_psp', gw.config.masterKey, 'http://unused').credentials.clientId ??
-    '';
+  const testClientId = () => walletPspCredentials(gw.config.masterKey).clientId;
 
   app.get('/v1/reporting/balances', async (req, reply) => {
     const token = await authorize(req, reply);
