@@ -99,6 +99,13 @@ test('only the process assembly mounts the simulators: no core file imports them
   assert.deepEqual(importsInto('simulators/', core), []);
 });
 
+test('the simulators and the provider adapters share no code, either way (issue 23)', () => {
+  // A simulator reusing the adapter's reading of the wire (a signed message, a status map)
+  // could not catch the adapter's mistake: each side reads the provider's protocol alone.
+  assert.deepEqual(importsInto('providers/', inside('simulators')), []);
+  assert.deepEqual(importsInto('simulators/', inside('providers')), []);
+});
+
 test('the simulators share no HTTP code with the gateway', () => {
   assert.deepEqual(importsInto('http/', inside('simulators')), []);
   assert.deepEqual(importsInto('gateway.ts', inside('simulators')), []);

@@ -7,7 +7,7 @@ import {
   type WpError,
   type WpErrorDetail,
   type WpOrder,
-} from '../../providers/wallet_psp/wire.js';
+} from './wire.js';
 
 /** One order as the simulator keeps it: the provider's view plus the simulator's own state. */
 export interface SimOrder {

@@ -22,8 +22,9 @@ import {
   type WpTransactionInfo,
   type WpTransactionsResponse,
   type WpTransactionStatus,
-} from '../../providers/wallet_psp/reportingWire.js';
-import { WP_CURRENCIES, type WpCapture } from '../../providers/wallet_psp/wire.js';
+  WP_CURRENCIES,
+  type WpCapture,
+} from './wire.js';
 import { SimStore, type SimClock } from '../common.js';
 import { walletPspCredentials } from '../credentials.js';
 import { apiError, providerId, providerTime, type SimOrder, type SimToken } from './orders.js';

@@ -1,6 +1,6 @@
 import type { SimulatorHost } from '../host.js';
 import { SimStore, type SimClock } from '../common.js';
-import type { WpResourceType, WpWebhookEvent } from '../../providers/wallet_psp/wire.js';
+import type { WpResourceType, WpWebhookEvent } from './wire.js';
 import { walletPspCredentials } from '../credentials.js';
 import { providerId, providerTime, type SimOrder, type SimToken } from './orders.js';
 import {

@@ -12,7 +12,7 @@ import {
   WP_EVENT_REFUND,
   type WpTransactionInfo,
   type WpTransactionStatus,
-} from '../../providers/wallet_psp/reportingWire.js';
+} from './wire.js';
 import { DRIFT_AMOUNT_MINOR, driftRef, drifts } from '../drift.js';
 import { scenarioOfOrder } from './faults.js';
 import { orderCapture, type SimOrder } from './orders.js';
