@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { Pool, Queryable } from '../db/pool.js';
+import type { Pool, Queryable } from './db/pool.js';
 import {
   findSimObject,
   findSimObjectByIdempotencyKey,
@@ -7,13 +7,13 @@ import {
   insertSimObject,
   updateSimObject,
   type SimObjectKey,
-} from '../db/simObjects.js';
+} from './db/objects.js';
 import { CURRENCY_EXPONENT } from '../domain/money.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { SimulatorHost } from './host.js';
 
-// The simulators' files take the clock from here; the process assembly owns it.
-export { SimClock } from '../domain/simClock.js';
+// The simulators' files take the clock from here (simulators/clock.ts).
+export { SimClock } from './clock.js';
 
 export const SIM_ACTIONS = ['pay', 'fail', 'cancel', 'expire'] as const;
 

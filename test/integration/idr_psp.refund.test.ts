@@ -13,7 +13,7 @@ import {
   type RefundInput,
 } from '../../src/providers/types.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import type { SimClock } from '../../src/simulators/common.js';
+import type { SimClock } from '../../src/simulators/index.js';
 import type { SimTransaction } from '../../src/simulators/idr_psp/transactions.js';
 import { eventually } from '../helpers/eventually.js';
 import { sql } from '../helpers/core.js';
@@ -37,7 +37,7 @@ before(async () => {
   const endpoint = gw.running.gw.providers.endpoint('idr_psp', 'test');
   assert.ok(endpoint);
   ctx = { mode: 'test', endpoint, timeoutMs: 5000 };
-  clock = gw.running.gw.simClock;
+  clock = gw.simClock;
 });
 beforeEach(() => clock.reset());
 after(async () => {

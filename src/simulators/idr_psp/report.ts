@@ -8,7 +8,7 @@
  * again, not imported, so a mistake in one is caught by the other in tests.
  */
 import type { FastifyInstance } from 'fastify';
-import { listIdrReportTransactions } from '../../db/simObjects.js';
+import { listIdrReportTransactions } from '../db/reads.js';
 import { DRIFT_AMOUNT_MINOR, driftRef, drifts } from '../drift.js';
 import type { Sim } from './context.js';
 import { scenarioOfTransaction } from './faults.js';

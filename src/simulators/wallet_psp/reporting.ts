@@ -9,8 +9,8 @@
  * call, so they agree with what the gateway saw settle.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Pool } from '../../db/pool.js';
-import { listWalletMoneyObjects, listWalletPayouts } from '../../db/simObjects.js';
+import type { Pool } from '../db/pool.js';
+import { listWalletMoneyObjects, listWalletPayouts } from '../db/reads.js';
 import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
 import type { SimulatorHost } from '../host.js';
 import { jsonBody, sendJson, sendText } from '../reply.js';

@@ -4,8 +4,8 @@
  * simulator's own orders and refunds at each call, with reconciliation_drift applied
  * (simulators/drift.ts).
  */
-import type { Queryable } from '../../db/pool.js';
-import { listWalletMoneyObjects } from '../../db/simObjects.js';
+import type { Queryable } from '../db/pool.js';
+import { listWalletMoneyObjects } from '../db/reads.js';
 import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
 import {
   WP_EVENT_CHECKOUT_PAYMENT,

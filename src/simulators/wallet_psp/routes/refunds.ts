@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findWalletCaptureIdByRefund, findWalletOrderIdByCapture } from '../../../db/simObjects.js';
+import { findWalletCaptureIdByRefund, findWalletOrderIdByCapture } from '../../db/reads.js';
 import { minorToDecimal } from '../../../domain/money.js';
 import type { SimulatorHost } from '../../host.js';
 import { header, rawBody, sendJson, sendText } from '../../reply.js';

@@ -1,0 +1,125 @@
+// The simulators' state: provider objects as JSON in sim_objects, (provider, kind, id) each.
+// The table is in the database the simulators are given (the gateway's own migrations
+// created it there, or the gateway's migrator run by `npm run simulators` on a database of
+// their own); the gateway's only part in it is deleting old rows (its retention job).
+//
+// Named (prepared once per connection): the simulators answer every test-mode payment, and
+// an unnamed statement is parsed and planned again each time (issue 28).
+import type { Pool, PoolClient, Queryable } from './pool.js';
+
+/** One simulator object: (provider, kind, id) names it; data is the provider's own JSON. */
+export interface SimObjectKey {
+  provider: string;
+  kind: string;
+  id: string;
+}
+
+export async function findSimObject<T>(db: Queryable, k: SimObjectKey): Promise<T | null> {
+  const res = await db.query<{ data: T }>({
+    name: 'sim_objects_by_id',
+    text: 'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND id = $3',
+    values: [k.provider, k.kind, k.id],
+  });
+  return res.rows[0]?.data ?? null;
+}
+
+export async function findSimObjectByIdempotencyKey<T>(
+  db: Queryable,
+  provider: string,
+  kind: string,
+  idempotencyKey: string,
+): Promise<T | null> {
+  const res = await db.query<{ data: T }>({
+    name: 'sim_objects_by_idempotency_key',
+    text: 'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND idempotency_key = $3',
+    values: [provider, kind, idempotencyKey],
+  });
+  return res.rows[0]?.data ?? null;
+}
+
+/** Inserts unless the id or the idempotency key is taken; the stored data, or null. */
+export async function insertSimObject<T>(
+  db: Queryable,
+  k: SimObjectKey,
+  data: T,
+  idempotencyKey: string | null,
+): Promise<T | null> {
+  const res = await db.query<{ data: T }>({
+    name: 'sim_objects_insert',
+    text: `INSERT INTO sim_objects (provider, kind, id, idempotency_key, data) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT DO NOTHING RETURNING data`,
+    values: [k.provider, k.kind, k.id, idempotencyKey, JSON.stringify(data)],
+  });
+  return res.rows[0]?.data ?? null;
+}
+
+/**
+ * insertSimObject plus rows of other kinds pointing at it (reference aliases), in one
+ * statement; the links are written only when the object itself is new.
+ */
+export async function insertLinkedSimObject<T>(
+  db: Queryable,
+  k: SimObjectKey,
+  data: T,
+  links: { kind: string; id: string; data: object }[],
+): Promise<T | null> {
+  const res = await db.query<{ data: T }>({
+    name: 'sim_objects_insert_linked',
+    text: `WITH main AS (
+       INSERT INTO sim_objects (provider, kind, id, data) VALUES ($1, $2, $3, $4)
+       ON CONFLICT DO NOTHING RETURNING data),
+     linked AS (
+       INSERT INTO sim_objects (provider, kind, id, data)
+       SELECT $1, l.kind, l.id, l.data FROM jsonb_to_recordset($5::jsonb) AS l(kind text, id text, data jsonb)
+       WHERE EXISTS (SELECT 1 FROM main)
+       ON CONFLICT DO NOTHING)
+     SELECT data FROM main`,
+    values: [k.provider, k.kind, k.id, JSON.stringify(data), JSON.stringify(links)],
+  });
+  return res.rows[0]?.data ?? null;
+}
+
+/**
+ * Read-modify-write under a row lock in one transaction, so two concurrent actions on one
+ * object serialize. update returns the new data, or null to leave the object unchanged;
+ * the result is the data as it stands afterwards (null: no such object).
+ */
+export async function updateSimObject<T>(
+  pool: Pool,
+  k: SimObjectKey,
+  update: (current: T) => T | null,
+): Promise<T | null> {
+  return inTransaction(pool, async (tx) => {
+    const res = await tx.query<{ data: T }>({
+      name: 'sim_objects_lock',
+      text: 'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND id = $3 FOR UPDATE',
+      values: [k.provider, k.kind, k.id],
+    });
+    const current = res.rows[0]?.data;
+    if (!current) return null;
+    const next = update(current);
+    if (next) {
+      await tx.query({
+        name: 'sim_objects_update',
+        text: `UPDATE sim_objects SET data = $4, updated_at = now() WHERE provider = $1 AND kind = $2 AND id = $3`,
+        values: [k.provider, k.kind, k.id, JSON.stringify(next)],
+      });
+    }
+    return next ?? current;
+  });
+}
+
+async function inTransaction<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
