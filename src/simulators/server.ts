@@ -3,7 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { SimulatorsConfig } from '../config.js';
 import { migrate } from '../db/migrate.js';
 import { createPool } from '../db/pool.js';
-import { purgeOldSimObjects } from '../db/retention.js';
+import { purgeOldSimObjects } from './db/objects.js';
 import type { Logger } from '../logger.js';
 import type { SimulatorHost } from './host.js';
 import { createSimulators } from './index.js';

@@ -123,3 +123,24 @@ async function inTransaction<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): 
     client.release();
   }
 }
+
+/**
+ * Objects nothing has created or changed within the retention (docs/operations.md#retention),
+ * a batch at a time; the number deleted. The simulators run as their own process purge their
+ * database with it; mounted in the gateway, the gateway's retention job purges the table.
+ */
+export async function purgeOldSimObjects(
+  db: Queryable,
+  retentionDays: number,
+  batch = 1000,
+): Promise<number> {
+  const res = await db.query(
+    `DELETE FROM sim_objects WHERE (provider, kind, id) IN (
+       SELECT provider, kind, id FROM sim_objects
+       WHERE created_at < now() - $1 * interval '1 day'
+         AND updated_at < now() - $1 * interval '1 day'
+       ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [retentionDays, batch],
+  );
+  return res.rowCount ?? 0;
+}

@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
+import { decimalToMinor, minorToDecimal } from '../money.js';
 import { decimalCurrencyText } from '../common.js';
 import {
   WP_CURRENCIES,

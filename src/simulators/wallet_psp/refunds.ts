@@ -1,4 +1,4 @@
-import { decimalToMinor } from '../../domain/money.js';
+import { decimalToMinor } from '../money.js';
 import {
   NOTE_TO_PAYER_MAX,
   REFUND_ID_FIELD_MAX,

@@ -11,7 +11,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from '../db/pool.js';
 import { listWalletMoneyObjects, listWalletPayouts } from '../db/reads.js';
-import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
+import { decimalToMinor, minorToDecimal } from '../money.js';
 import type { SimulatorHost } from '../host.js';
 import { jsonBody, sendJson, sendText } from '../reply.js';
 import {

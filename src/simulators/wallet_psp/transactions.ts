@@ -6,7 +6,7 @@
  */
 import type { Queryable } from '../db/pool.js';
 import { listWalletMoneyObjects } from '../db/reads.js';
-import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
+import { decimalToMinor, minorToDecimal } from '../money.js';
 import {
   WP_EVENT_CHECKOUT_PAYMENT,
   WP_EVENT_REFUND,

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findWalletCaptureIdByRefund, findWalletOrderIdByCapture } from '../../db/reads.js';
-import { minorToDecimal } from '../../../domain/money.js';
+import { minorToDecimal } from '../../money.js';
 import type { SimulatorHost } from '../../host.js';
 import { header, rawBody, sendJson, sendText } from '../../reply.js';
 import { type WpRefundResource, WP_HEADER, type WpCapture, type WpResourceType } from '../wire.js';
