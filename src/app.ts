@@ -7,9 +7,9 @@ import { Listener } from './db/listener.js';
 import { checkDatabaseReachable, parseDatabaseUrl, PrimaryLocator } from './db/connection.js';
 import { createPool, type Pool } from './db/pool.js';
 import { createGateway, EXPORT_POOL_SIZE, setBoundPort, type Gateway } from './gateway.js';
-import { buildHttpServer, type HttpServer, type Mount } from './http/server.js';
+import { buildHttpServer, type HttpServer } from './http/server.js';
 import type { Logger } from './logger.js';
-import { registerSimulators } from './simulators/index.js';
+import { createSimulators, type Simulators } from './simulators/index.js';
 import { startWorkers, type Workers } from './workers.js';
 
 export interface RunningGateway {
@@ -17,6 +17,8 @@ export interface RunningGateway {
   http: HttpServer;
   /** Base URL this process listens on. */
   url: string;
+  /** The simulators mounted in this process (test mode), or undefined; tests move their clock. */
+  simulators: Simulators | undefined;
   /** The embedded PostgreSQL this process runs, if any (where its cluster lives). */
   embedded: Pick<EmbeddedDatabase, 'clusterDir' | 'relocated'> | undefined;
   /** Graceful: refuse new requests, finish in-flight ones, stop workers, close the database. */
@@ -75,7 +77,11 @@ export async function startGateway(
     listener,
     opts.webhookNetwork,
   );
-  const http = buildHttpServer(gw, simulatorMounts(config, gw));
+  const simulators = mountedSimulators(config, gw);
+  const http = buildHttpServer(
+    gw,
+    simulators ? [{ prefix: '/sim', routes: simulators.routes, ownState: true }] : [],
+  );
   let workers: Workers | undefined;
   try {
     // Before listening: an unreachable database is one line at start, not a server that says
@@ -115,6 +121,7 @@ export async function startGateway(
     gw,
     http,
     url: gw.urls.internal,
+    simulators,
     embedded: embedded && { clusterDir: embedded.clusterDir, relocated: embedded.relocated },
     stop() {
       stopping ??= (async () => {
@@ -146,7 +153,7 @@ async function warnIfAutovacuumCannotRun(gw: Gateway): Promise<void> {
  * The test-mode provider simulators, mounted beside the gateway under /sim. Their controls
  * take no authentication: never part of a production deployment.
  */
-function simulatorMounts(config: Config, gw: Gateway): Mount[] {
-  if (!config.simulators || config.env === 'production') return [];
-  return [{ prefix: '/sim', routes: registerSimulators(gw), ownState: true }];
+function mountedSimulators(config: Config, gw: Gateway): Simulators | undefined {
+  if (!config.simulators || config.env === 'production') return undefined;
+  return createSimulators(gw);
 }

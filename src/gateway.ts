@@ -1,7 +1,6 @@
 import type { AuthenticatedApp } from './auth/appAuth.js';
 import { APP_CHANGED_CHANNEL, AppKeyCache, SettledPaymentCache } from './cache.js';
 import type { Config } from './config.js';
-import { SimClock } from './domain/simClock.js';
 import { systemNetwork, type WebhookNetwork } from './delivery/network.js';
 import { findAppByApiKey, findAppByPreviousApiKey, notifyAppChanged } from './db/apps.js';
 import { decryptSecret } from './auth/crypto.js';
@@ -46,8 +45,6 @@ export interface Gateway {
   settledPayments: SettledPaymentCache;
   paymentReads: PaymentReadBatcher;
   now(): number;
-  /** The simulators' clock, movable by tests; never the gateway's own time. */
-  simClock: SimClock;
   /** How webhook hosts are resolved and connected to (checked for live apps). */
   webhookNetwork: WebhookNetwork;
   /** Bad-signature webhooks per source address, this process only (docs/operations.md). */
@@ -111,7 +108,6 @@ export function createGateway(
     settledPayments: new SettledPaymentCache(),
     paymentReads: new PaymentReadBatcher(pool),
     now: () => Date.now(),
-    simClock: new SimClock(),
     webhookNetwork,
     unverifiedWebhooks: new SourceRateLimiter(
       config.webhooks.unverifiedPerMinute,

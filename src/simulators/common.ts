@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { Pool, Queryable } from '../db/pool.js';
+import type { Pool, Queryable } from './db/pool.js';
 import {
   findSimObject,
   findSimObjectByIdempotencyKey,
@@ -7,13 +7,15 @@ import {
   insertSimObject,
   updateSimObject,
   type SimObjectKey,
-} from '../db/simObjects.js';
-import { CURRENCY_EXPONENT } from '../domain/money.js';
-import type { ProviderSlug } from '../domain/types.js';
+} from './db/objects.js';
+import { MINOR_UNITS } from './money.js';
 import type { SimulatorHost } from './host.js';
 
-// The simulators' files take the clock from here; the process assembly owns it.
-export { SimClock } from '../domain/simClock.js';
+// The simulators' files take the clock from here (simulators/clock.ts).
+export { SimClock } from './clock.js';
+
+/** The simulated providers (each mounted at /sim/<provider>). */
+export type SimProvider = 'idr_psp' | 'card_psp' | 'wallet_psp';
 
 export const SIM_ACTIONS = ['pay', 'fail', 'cancel', 'expire'] as const;
 
@@ -30,7 +32,7 @@ export interface ActionResult {
 export class SimStore<T extends object> {
   constructor(
     private readonly db: Queryable,
-    private readonly provider: ProviderSlug,
+    private readonly provider: SimProvider,
     private readonly kind: string,
   ) {}
 
@@ -97,7 +99,7 @@ export class SimStore<T extends object> {
 /** Posts a provider webhook to the gateway exactly as the real provider would. */
 export async function deliverToGateway(
   gw: Pick<SimulatorHost, 'urls'>,
-  provider: ProviderSlug,
+  provider: SimProvider,
   headers: Record<string, string>,
   body: string,
 ): Promise<ActionResult> {
@@ -114,11 +116,11 @@ const CURRENCY_FORMATS = new Map<string, Intl.NumberFormat>();
 
 /**
  * "$19.99", "€19.99", "£19.99": a checkout page's amount as a buyer reads it, with the
- * currency's own number of decimals from the gateway's exponent table (domain/money.ts).
+ * currency's own number of decimals from the simulators' table of minor units (money.ts).
  * en-US for every currency: the simulators' pages are English. IDR pages use rupiahText.
  */
 export function currencyText(minor: number, currency: string): string {
-  const exp = CURRENCY_EXPONENT[currency.toUpperCase()];
+  const exp = MINOR_UNITS[currency.toUpperCase()];
   if (exp === undefined) return `${minor} ${currency.toUpperCase()} (minor units)`;
   return decimalCurrencyText((minor / 10 ** exp).toFixed(exp), currency);
 }
@@ -126,7 +128,7 @@ export function currencyText(minor: number, currency: string): string {
 /** currencyText of an amount written as the provider writes it ("25.99"). */
 export function decimalCurrencyText(value: string, currency: string): string {
   const code = currency.toUpperCase();
-  const exp = CURRENCY_EXPONENT[code];
+  const exp = MINOR_UNITS[code];
   const n = Number(value);
   if (exp === undefined || !Number.isFinite(n)) return `${value} ${code}`;
   let f = CURRENCY_FORMATS.get(code);
@@ -147,7 +149,7 @@ function escapeHtml(s: string): string {
 }
 
 export interface CheckoutPageInfo {
-  provider: ProviderSlug;
+  provider: SimProvider;
   title: string;
   reference: string;
   amountText: string;

@@ -1,12 +1,11 @@
-import type { Pool } from '../db/pool.js';
-import type { SimClock } from '../domain/simClock.js';
+import type { Pool } from './db/pool.js';
 
 /**
  * What the simulators take from the process that mounts them (the gateway, or a process of
  * their own): nothing more, so they stay a part apart from the core.
  */
 export interface SimulatorHost {
-  /** Simulator state (sim_objects) lives in the same database, shared by every instance. */
+  /** Simulator state (sim_objects, simulators/db/) lives in this database, shared by every instance. */
   pool: Pool;
   /**
    * Test-mode credentials are derived from the master key, the same ones the adapters use;
@@ -25,5 +24,4 @@ export interface SimulatorHost {
   };
   /** Background sweeps run only while the host is ready. */
   readonly phase: string;
-  simClock: SimClock;
 }

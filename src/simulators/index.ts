@@ -1,15 +1,32 @@
 import type { FastifyInstance } from 'fastify';
 import { cardPspSimulator } from './card_psp/index.js';
+import { SimClock } from './clock.js';
 import { MAX_SIM_CLOCK_OFFSET_MS } from './common.js';
 import type { SimulatorHost } from './host.js';
 import { idrPspSimulator } from './idr_psp/index.js';
 import { jsonBody, sendJson, sendText } from './reply.js';
 import { walletPspSimulator } from './wallet_psp/index.js';
 
-/** docs/api.md#test-mode: the three provider simulators under /sim/<provider>/, speaking the providers' protocols. */
-export function registerSimulators(gw: SimulatorHost) {
+export type { SimulatorHost } from './host.js';
+export { SimClock } from './clock.js';
+
+/** One set of the three simulators: their routes, and their clock (tests move it in-process). */
+export interface Simulators {
+  clock: SimClock;
+  routes: (app: FastifyInstance) => Promise<void>;
+}
+
+/**
+ * docs/api.md#test-mode: the three provider simulators under /sim/<provider>/, speaking the
+ * providers' protocols. The one entry the process assembly uses (src/app.ts, server.ts).
+ */
+export function createSimulators(gw: SimulatorHost): Simulators {
+  const clock = new SimClock();
+  return { clock, routes: simulatorRoutes(gw, clock) };
+}
+
+function simulatorRoutes(gw: SimulatorHost, simClock: SimClock) {
   return async (app: FastifyInstance) => {
-    const simClock = gw.simClock;
     // Moves the simulators' clock (QR expiry, refund windows); test mode only, like all of /sim.
     app.post('/clock', async (req, reply) => {
       const body = jsonBody(req);

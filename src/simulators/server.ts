@@ -3,11 +3,10 @@ import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { SimulatorsConfig } from './settings.js';
 import { migrate } from '../db/migrate.js';
 import { createPool } from '../db/pool.js';
-import { purgeOldSimObjects } from '../db/retention.js';
-import { SimClock } from '../domain/simClock.js';
+import { purgeOldSimObjects } from './db/objects.js';
 import type { Logger } from '../logger.js';
 import type { SimulatorHost } from './host.js';
-import { registerSimulators } from './index.js';
+import { createSimulators } from './index.js';
 import { sendText } from './reply.js';
 
 /** Largest body the simulators read, as the gateway they are otherwise mounted in. */
@@ -40,7 +39,6 @@ export async function startSimulators(
     urls: { internal: '', public: '', gateway: config.gatewayUrl },
     log,
     phase: 'starting',
-    simClock: new SimClock(),
   };
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
@@ -63,7 +61,7 @@ export async function startSimulators(
   app.get('/healthz', async (_req, reply) =>
     host.phase === 'ready' ? sendText(reply, 200, 'ok') : sendText(reply, 503, host.phase),
   );
-  app.register(registerSimulators(host), { prefix: '/sim' });
+  app.register(createSimulators(host).routes, { prefix: '/sim' });
   // Their state in a database of their own is purged here, as the gateway's retention job
   // purges its database's (docs/operations.md#retention): at start, then every 10 minutes.
   const purge = async () => {

@@ -3,6 +3,7 @@ import { startGateway, type RunningGateway, type StartOptions } from '../../src/
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
+import type { SimClock } from '../../src/simulators/index.js';
 import { createTestDatabase } from './db.js';
 import { signedFetch, type HttpResult } from './http.js';
 import { TestNetwork } from './network.js';
@@ -18,6 +19,8 @@ export interface TestGateway {
   databaseUrl: string;
   /** Resolves webhook hosts and points their sockets at loopback (helpers/network.ts). */
   network: TestNetwork;
+  /** The clock of the simulators this gateway mounts (test mode); throws when it mounts none. */
+  readonly simClock: SimClock;
   admin(method: string, path: string, body?: unknown, token?: string): Promise<HttpResult>;
   createApp(body?: Record<string, unknown>): Promise<AppWithSecrets>;
   /** Signed /v1 request as the given app (docs/api.md#request-signing). */
@@ -89,6 +92,10 @@ export async function startTestGateway(
     config,
     databaseUrl: db.url,
     network,
+    get simClock() {
+      if (!running.simulators) throw new Error('this gateway mounts no simulators');
+      return running.simulators.clock;
+    },
     admin,
     async createApp(body = {}) {
       const res = await admin('POST', '/admin/apps', { name: 'Test shop', ...body });

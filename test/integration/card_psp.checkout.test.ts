@@ -162,7 +162,7 @@ test('GET /v1/checkouts/:id and fetchStatus: open, then expired by the simulator
   assert.deepEqual(await cardPsp.fetchStatus(ctx, { paymentId: payment_id, providerRef: ref }), {
     kind: 'none',
   });
-  gw.running.gw.simClock.advance(61 * 60_000);
+  gw.simClock.advance(61 * 60_000);
   try {
     assert.deepEqual(await cardPsp.fetchStatus(ctx, { paymentId: payment_id, providerRef: ref }), {
       kind: 'payment',
@@ -172,7 +172,7 @@ test('GET /v1/checkouts/:id and fetchStatus: open, then expired by the simulator
     assert.equal(pay.status, 409);
     assert.equal(await pay.text(), 'checkout is expired, cannot pay');
   } finally {
-    gw.running.gw.simClock.reset();
+    gw.simClock.reset();
   }
   const missing = await cardPsp
     .fetchStatus(ctx, {

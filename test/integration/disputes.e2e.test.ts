@@ -455,7 +455,7 @@ describe('a forged or edited dispute event', () => {
     const cases = new SimStore<{ dispute: WpDispute }>(core.pool, 'wallet_psp', 'dispute');
     const stored = await cases.get(real.provider_ref);
     assert.ok(stored);
-    const sim = walletPspSim(core, core.simClock);
+    const sim = walletPspSim(core, gw.simClock);
     const post = async (resource: WpDispute) => {
       const { headers, body } = await sim.signedEvent(
         'CUSTOMER.DISPUTE.RESOLVED',
@@ -513,7 +513,7 @@ test('CUSTOMER.DISPUTE.UPDATED with a new deadline: the open dispute takes it, n
     },
   }));
   assert.ok(updated);
-  const { headers, body } = await walletPspSim(core, core.simClock).signedEvent(
+  const { headers, body } = await walletPspSim(core, gw.simClock).signedEvent(
     'CUSTOMER.DISPUTE.UPDATED',
     'dispute',
     updated.dispute,
@@ -547,7 +547,7 @@ test('CUSTOMER.DISPUTE.UPDATED with a new deadline: the open dispute takes it, n
 
 test('a case first heard of already won: opened and closed, taken and given back on the ledger', async () => {
   const p = await paidPayment(gw, app, 'wallet', 700);
-  const order = await walletPspSim(core, core.simClock).orders.get(p.providerRef);
+  const order = await walletPspSim(core, gw.simClock).orders.get(p.providerRef);
   const capture = order?.order.purchase_units[0]?.payments?.captures?.[0];
   assert.ok(order && capture);
   // The provider's case, resolved before any of its events reached the gateway.
@@ -571,7 +571,7 @@ test('a case first heard of already won: opened and closed, taken and given back
     clientId: order.clientId,
     orderId: p.providerRef,
   });
-  const { headers, body } = await walletPspSim(core, core.simClock).signedEvent(
+  const { headers, body } = await walletPspSim(core, gw.simClock).signedEvent(
     'CUSTOMER.DISPUTE.RESOLVED',
     'dispute',
     dispute,

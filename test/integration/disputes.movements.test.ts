@@ -108,7 +108,7 @@ async function archived(paymentId: string, eventType: string) {
 }
 
 async function postWallet(eventType: string, type: 'dispute' | 'capture', resource: unknown) {
-  const { headers, body } = await walletPspSim(core, core.simClock).signedEvent(
+  const { headers, body } = await walletPspSim(core, gw.simClock).signedEvent(
     eventType,
     type,
     resource,
@@ -271,7 +271,7 @@ describe('wallet_psp: a case and the reversal of its capture are the same money'
     d = await onlyDispute(gw, p.id);
     assert.equal(d.status, 'won');
     // The reversal redelivered after the case was won: still the case's money.
-    const order = await walletPspSim(core, core.simClock).orders.get(p.providerRef);
+    const order = await walletPspSim(core, gw.simClock).orders.get(p.providerRef);
     const capture = order?.order.purchase_units[0]?.payments?.captures?.[0] as WpCapture;
     assert.equal(capture.status, 'REVERSED');
     await postWallet('PAYMENT.CAPTURE.REVERSED', 'capture', capture);
@@ -335,7 +335,7 @@ test('a capture reversed before PayPal had a case, the case heard of later: the 
   assert.equal((await simAction(gw, 'wallet', p.providerRef, 'reverse')).gateway_status, 200);
   const reversal = await onlyDispute(gw, p.id);
   assert.equal(reversal.status, 'lost');
-  const order = await walletPspSim(core, core.simClock).orders.get(p.providerRef);
+  const order = await walletPspSim(core, gw.simClock).orders.get(p.providerRef);
   const capture = order?.order.purchase_units[0]?.payments?.captures?.[0];
   assert.ok(order && capture);
   // The case PayPal opens for that capture afterwards.
@@ -403,7 +403,7 @@ async function unlistedCase(
   caseId: string,
   amountMinor: number,
 ) {
-  const order = await walletPspSim(core, core.simClock).orders.get(orderId);
+  const order = await walletPspSim(core, gw.simClock).orders.get(orderId);
   const capture = order?.order.purchase_units[0]?.payments?.captures?.[0];
   assert.ok(order && capture);
   const dispute: WpDispute = {
@@ -439,7 +439,7 @@ async function resolveCase(caseId: string, outcome: string) {
 }
 
 async function reversedCapture(orderId: string): Promise<WpCapture> {
-  const order = await walletPspSim(core, core.simClock).orders.get(orderId);
+  const order = await walletPspSim(core, gw.simClock).orders.get(orderId);
   const capture = order?.order.purchase_units[0]?.payments?.captures?.[0];
   assert.equal(capture?.status, 'REVERSED');
   return capture as WpCapture;

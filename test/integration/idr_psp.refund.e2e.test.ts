@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import type { SimClock } from '../../src/simulators/common.js';
+import type { SimClock } from '../../src/simulators/index.js';
 import { eventually } from '../helpers/eventually.js';
 import { assertError, sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -20,7 +20,7 @@ let clock: SimClock;
 before(async () => {
   gw = await startTestGateway();
   app = await gw.createApp();
-  clock = gw.running.gw.simClock;
+  clock = gw.simClock;
 });
 beforeEach(() => clock.reset());
 after(async () => {

@@ -313,7 +313,7 @@ test('the simulator refuses what Midtrans refuses: unknown channels, a second ch
   });
 
   // A page nobody chose on lapses with its expiry: no transaction is ever made.
-  const clock = gw.running.gw.simClock;
+  const clock = gw.simClock;
   const lapsed = await snap.createTransaction({
     transaction_details: { order_id: orderId(), gross_amount: 10000 },
     enabled_payments: ['other_qris', 'bri_va'],

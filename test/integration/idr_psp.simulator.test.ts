@@ -314,7 +314,7 @@ test('the notification the simulator sends verifies and parses with the adapter'
 });
 
 test('an unpaid QR expires at 20 minutes of the simulator clock', async () => {
-  const clock = gw.running.gw.simClock;
+  const clock = gw.simClock;
   const inp = input();
   const reg = await idrPsp.register(ctx, inp);
   const ref = { paymentId: inp.paymentId, providerRef: reg.providerRef };

@@ -15,7 +15,7 @@ const clock = (body: unknown) => gw.admin('POST', '/sim/clock', body, '');
 const MAX = 315_360_000_000;
 
 test('POST /sim/clock: out-of-range or malformed advance_ms is 400 and moves nothing', async () => {
-  const offset = () => gw.running.gw.simClock.offset;
+  const offset = () => gw.simClock.offset;
   const start = offset();
   const range = `advance_ms must be an integer from 1 to ${MAX}`;
   const cases: [unknown, string][] = [

@@ -151,7 +151,7 @@ describe('adapter against the simulator', () => {
     assert.equal(await count('access_token'), before);
 
     // The provider's clock passes the token lifetime: a 401, one new token, one retry.
-    core.simClock.advance(10 * 3600_000);
+    gw.simClock.advance(10 * 3600_000);
     try {
       assert.deepEqual(
         await walletPsp.fetchStatus(ctx, { paymentId: pid, providerRef: reg.providerRef }),
@@ -159,7 +159,7 @@ describe('adapter against the simulator', () => {
       );
       assert.equal(await count('access_token'), before + 1);
     } finally {
-      core.simClock.reset();
+      gw.simClock.reset();
     }
   });
 
@@ -225,7 +225,7 @@ describe('adapter against the simulator', () => {
   });
 
   test('an event built by the simulator verifies with the adapter and parses', async () => {
-    const sim = walletPspSim(core, core.simClock);
+    const sim = walletPspSim(core, gw.simClock);
     const pid = newPaymentId();
     const resource = {
       id: 'CAPTURE0000000001',
@@ -270,9 +270,9 @@ describe('adapter against the simulator', () => {
   });
 
   test('one signing key for every simulator instance on the database', async () => {
-    const a = await walletPspSim(core, core.simClock).signingKey();
+    const a = await walletPspSim(core, gw.simClock).signingKey();
     const other = { ...core } as Gateway; // another instance: its own in-memory cache
-    const b = await walletPspSim(other, core.simClock).signingKey();
+    const b = await walletPspSim(other, gw.simClock).signingKey();
     assert.equal(a.keyId, b.keyId);
     assert.equal(await count('signing_key'), 1);
   });

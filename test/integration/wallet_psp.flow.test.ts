@@ -122,7 +122,7 @@ test('a capture outside a buyer action (the reconciler) still gets its event: su
   const core = gw.running.gw;
   const p = await newPayment();
   // The buyer approved but the approval event was lost: only the provider knows.
-  const sim = walletPspSim(core, core.simClock);
+  const sim = walletPspSim(core, gw.simClock);
   await sim.orders.update(p.provider_ref, (o) => ({
     ...o,
     approval: 'pay',

@@ -94,7 +94,7 @@ function assertCreated(
 }
 
 async function captureOf(p: CreatedPayment) {
-  const found = await walletPspSim(core, core.simClock).orders.get(p.providerRef);
+  const found = await walletPspSim(core, gw.simClock).orders.get(p.providerRef);
   const capture = found?.order.purchase_units[0]?.payments?.captures?.[0];
   assert.ok(capture, `order ${p.providerRef} has a capture`);
   return capture;
@@ -200,7 +200,7 @@ describe('synchronous refunds', () => {
     assert.equal((await outbound(v.refund_id)).length, 1);
 
     // The event again, now that the refund is settled: matched by the refund id, a no-op.
-    const again = await walletPspSim(core, core.simClock).signedEvent(
+    const again = await walletPspSim(core, gw.simClock).signedEvent(
       'PAYMENT.CAPTURE.REFUNDED',
       'refund',
       inbound[0]?.body.resource,
@@ -278,7 +278,7 @@ describe('the 180-day window, on the simulator clock from the capture', () => {
   /** Moves the simulator clock so that it reads capture time + offset. */
   async function clockAtCapturePlus(p: CreatedPayment, offsetMs: number) {
     const capturedAt = Date.parse((await captureOf(p)).create_time);
-    core.simClock.advance(capturedAt + offsetMs - core.simClock.now());
+    gw.simClock.advance(capturedAt + offsetMs - gw.simClock.now());
   }
 
   test('one second inside 180 days: refunded', async () => {
@@ -288,7 +288,7 @@ describe('the 180-day window, on the simulator clock from the capture', () => {
       const res = await refund({ payment_id: p.id });
       assertCreated(res, { paymentId: p.id, status: 'succeeded', amount: 2000, reason: '' });
     } finally {
-      core.simClock.reset();
+      gw.simClock.reset();
     }
   });
 
@@ -302,7 +302,7 @@ describe('the 180-day window, on the simulator clock from the capture', () => {
         'refund failed: You are over the time limit to perform a refund on this capture.',
       );
     } finally {
-      core.simClock.reset();
+      gw.simClock.reset();
     }
     assert.equal(
       REFUND_REFUSAL.timeLimit,
@@ -516,7 +516,7 @@ describe('admin (docs/api.md#admin-cancel): no provider cancel; cancel of a paid
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json<{ status: string }>().status, 'canceled');
     // The order is untouched at the provider; a later approval finds the payment final.
-    const found = await walletPspSim(core, core.simClock).orders.get(p.providerRef);
+    const found = await walletPspSim(core, gw.simClock).orders.get(p.providerRef);
     assert.equal(found?.order.status, 'PAYER_ACTION_REQUIRED');
     const r = await sim(p.providerRef, 'pay');
     assert.equal(r.status, 200, r.text);
@@ -524,7 +524,7 @@ describe('admin (docs/api.md#admin-cancel): no provider cancel; cancel of a paid
       gateway_status: 200,
       gateway_body: '{"acknowledged":true,"action":"already_finalized"}',
     });
-    const after = await walletPspSim(core, core.simClock).orders.get(p.providerRef);
+    const after = await walletPspSim(core, gw.simClock).orders.get(p.providerRef);
     assert.equal(after?.order.status, 'APPROVED');
   });
 

@@ -24,7 +24,7 @@ let otherOrigin: string;
 
 before(async () => {
   gw = await startTestGateway();
-  sim = walletPspSim(gw.running.gw, gw.running.gw.simClock);
+  sim = walletPspSim(gw.running.gw, gw.simClock);
   const e = gw.running.gw.providers.endpoint('wallet_psp', 'test');
   assert.ok(e);
   endpoint = e;

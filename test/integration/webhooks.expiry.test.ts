@@ -43,7 +43,7 @@ const getPayment = async (id: string) =>
   (await gw.v1(app, 'GET', `/v1/payments/${id}`)).json<{ status: string; last_error: string }>();
 
 test('an unpaid QR is expired by the provider at 20 minutes and recorded as failed', async () => {
-  const clock = gw.running.gw.simClock;
+  const clock = gw.simClock;
   clock.reset();
   const id = await qrPayment();
   clock.advance(20 * MINUTE - 1000);
@@ -62,7 +62,7 @@ test('an unpaid QR is expired by the provider at 20 minutes and recorded as fail
 });
 
 test('a lost expiry webhook: the reconciler asks the provider after the deadline and fails the payment', async () => {
-  const clock = gw.running.gw.simClock;
+  const clock = gw.simClock;
   clock.reset();
   const id = await qrPayment();
   const pool = gw.running.gw.pool;

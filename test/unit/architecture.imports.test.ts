@@ -80,7 +80,7 @@ test('the import reader sees the imports it must judge', () => {
   assert.ok(graph.size > 100, `only ${graph.size} files read`);
   assert.ok(graph.get('app.ts')?.includes('gateway.ts'));
   assert.ok(graph.get('app.ts')?.includes('simulators/index.ts'));
-  assert.ok(graph.get('simulators/common.ts')?.includes('db/simObjects.ts'));
+  assert.ok(graph.get('simulators/common.ts')?.includes('simulators/db/objects.ts'));
   // A cycle made up here is found.
   const made = new Map([
     ['a.ts', ['b.ts']],
@@ -97,6 +97,19 @@ test('no import cycle in src/', () => {
 test('only the process assembly mounts the simulators: no core file imports them', () => {
   const core = (f: string) => !f.startsWith('simulators/') && f !== 'app.ts';
   assert.deepEqual(importsInto('simulators/', core), []);
+});
+
+test('the simulators and the provider adapters share no code, either way (issue 23)', () => {
+  // A simulator reusing the adapter's reading of the wire (a signed message, a status map)
+  // could not catch the adapter's mistake: each side reads the provider's protocol alone.
+  assert.deepEqual(importsInto('providers/', inside('simulators')), []);
+  assert.deepEqual(importsInto('simulators/', inside('providers')), []);
+});
+
+test("the simulators' state and clock are theirs: the gateway's code neither holds nor reads them", () => {
+  const core = (f: string) => !f.startsWith('simulators/') && f !== 'app.ts';
+  assert.deepEqual(importsInto('simulators/db/', core), []);
+  assert.deepEqual(importsInto('simulators/clock.ts', core), []);
 });
 
 test('the simulators share no HTTP code with the gateway', () => {
@@ -127,7 +140,10 @@ test('domain/ is pure: it imports nothing outside itself', () => {
 test('SQL is written only in db/ (and migrations)', () => {
   const sql = /\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b/;
   const outside = [...graph.keys()].filter(
-    (f) => !f.startsWith('db/') && sql.test(readFileSync(path.join(SRC, f), 'utf8')),
+    (f) =>
+      !f.startsWith('db/') &&
+      !f.startsWith('simulators/db/') &&
+      sql.test(readFileSync(path.join(SRC, f), 'utf8')),
   );
   assert.deepEqual(outside, []);
 });

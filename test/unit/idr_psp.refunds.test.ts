@@ -14,11 +14,11 @@ import {
 } from '../../src/simulators/idr_psp/refunds.js';
 import {
   applyAction,
-  buildIdrNotification,
   newTransaction,
   type SimChannel,
   type SimTransaction,
 } from '../../src/simulators/idr_psp/transactions.js';
+import { buildIdrNotification } from '../../src/simulators/idr_psp/wire.js';
 
 const T0 = Date.UTC(2026, 0, 10, 3, 0, 0);
 const ORDER = '0123456789abcdef0123456789abcdef';

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { SimulatorHost } from '../host.js';
 import { SimStore, type SimClock } from '../common.js';
-import { simulatorEndpoint } from '../../providers/testMode.js';
+import { cardPspCredentials } from '../credentials.js';
 import { derivedId, type SimCheckout, type SimContext } from './objects.js';
 
 /** How long an unpaid checkout stays open (Polar's default session lifetime is an hour). */
@@ -19,7 +19,7 @@ export interface CardPspSim {
   clock: SimClock;
   checkouts: SimStore<SimCheckout>;
   subscriptions: SimStore<SimSubscriptionIndex>;
-  endpoint: ReturnType<typeof simulatorEndpoint>;
+  credentials: ReturnType<typeof cardPspCredentials>;
   pageUrl(id: string): string;
   context(nowMs: number): SimContext;
   authorized(req: FastifyRequest): boolean;
@@ -28,12 +28,12 @@ export interface CardPspSim {
 export function cardSimFor(gw: SimulatorHost, clock: SimClock): CardPspSim {
   const checkouts = new SimStore<SimCheckout>(gw.pool, 'card_psp', 'checkout');
   const subscriptions = new SimStore<SimSubscriptionIndex>(gw.pool, 'card_psp', 'subscription');
-  // The same test-mode credentials the adapter uses (derived from the master key).
-  const endpoint = simulatorEndpoint('card_psp', gw.config.masterKey, '');
-  const accessToken = Buffer.from(endpoint.credentials.accessToken ?? '', 'utf8');
+  // The test-mode credentials this provider issued (derived from the master key).
+  const credentials = cardPspCredentials(gw.config.masterKey);
+  const accessToken = Buffer.from(credentials.accessToken, 'utf8');
   const pageUrl = (id: string) => `${gw.urls.public}/sim/card_psp/checkout/${id}`;
   // One organization per deployment, stable across restarts (derived from the credentials).
-  const organizationId = derivedId(`organization:${endpoint.credentials.accessToken ?? ''}`);
+  const organizationId = derivedId(`organization:${credentials.accessToken}`);
   const context = (nowMs: number): SimContext => ({
     organizationId,
     checkoutUrl: pageUrl,
@@ -51,7 +51,7 @@ export function cardSimFor(gw: SimulatorHost, clock: SimClock): CardPspSim {
     clock,
     checkouts,
     subscriptions,
-    endpoint,
+    credentials,
     pageUrl,
     context,
     authorized,

@@ -6,12 +6,18 @@
  * custom fields, meters) carry Polar's values for "none": null, 0, false or empty.
  */
 import { createHash } from 'node:crypto';
-import type {
-  BillingReason,
-  CheckoutStatus,
-  OrderStatus,
-  WireMetadata,
-} from '../../providers/card_psp/wire.js';
+
+// Polar's enumerations as its API reference lists them (polar.sh/docs/api-reference), for
+// the values the simulator produces.
+/** A checkout session's status. */
+export type CheckoutStatus = 'open' | 'expired' | 'confirmed' | 'succeeded' | 'failed';
+/** Why an order was made. */
+export type BillingReason =
+  'purchase' | 'subscription_create' | 'subscription_cycle' | 'subscription_update';
+/** An order's status. */
+export type OrderStatus = 'pending' | 'paid' | 'refunded' | 'partially_refunded';
+/** Polar's metadata: string keys to strings, integers, floats or booleans. */
+export type Metadata = Record<string, string | number | boolean>;
 
 export interface SimOrder {
   id: string;
@@ -47,7 +53,7 @@ export interface SimCheckout {
   customer_email: string | null;
   external_customer_id: string | null;
   customer_id: string;
-  metadata: WireMetadata;
+  metadata: Metadata;
   failure_reason: string | null;
   order: SimOrder | null;
   renewals: SimOrder[];

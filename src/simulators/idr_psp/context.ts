@@ -1,6 +1,6 @@
 import type { SimulatorHost } from '../host.js';
 import { SimStore, type SimClock } from '../common.js';
-import { simulatorEndpoint } from '../../providers/testMode.js';
+import { idrPspServerKey } from '../credentials.js';
 import { expired, isChosen, isDue, type SimRef, type SimTransaction } from './transactions.js';
 
 /** What every idr_psp module works with: the host, the clock, the key and the stores. */
@@ -16,7 +16,7 @@ export function simFor(gw: SimulatorHost, clock: SimClock): Sim {
   return {
     gw,
     clock,
-    serverKey: simulatorEndpoint('idr_psp', gw.config.masterKey, '').credentials.serverKey ?? '',
+    serverKey: idrPspServerKey(gw.config.masterKey),
     transactions: new SimStore<SimTransaction>(gw.pool, 'idr_psp', 'transaction'),
     refs: new SimStore<SimRef>(gw.pool, 'idr_psp', 'ref'),
   };

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { findDueIdrTransactionIds } from '../../db/simObjects.js';
+import { findDueIdrTransactionIds } from '../db/reads.js';
 import type { SimulatorHost } from '../host.js';
 import type { SimClock } from '../common.js';
 import { simFor } from './context.js';

@@ -12,7 +12,7 @@ import { registerSnapRoutes } from './routes/snap.js';
 import { registerTransactionRoutes } from './routes/transactions.js';
 
 export { expireDueIdrTransactions } from './expiry.js';
-export { buildIdrNotification } from './transactions.js';
+export { buildIdrNotification } from './wire.js';
 
 /** docs/api.md#test-mode: the idr_psp simulator (Midtrans-style Snap + Core API), mounted at /sim/idr_psp. */
 export function idrPspSimulator(gw: SimulatorHost, clock: SimClock) {

@@ -2,7 +2,8 @@ import { deliverToGateway, type ActionResult } from '../common.js';
 import { faultsFor } from '../faults.js';
 import { publicBase, type Sim } from './context.js';
 import { pendingView, scenarioOfTransaction } from './faults.js';
-import { buildIdrNotification, type SimRefund, type SimTransaction } from './transactions.js';
+import type { SimRefund, SimTransaction } from './transactions.js';
+import { buildIdrNotification } from './wire.js';
 
 /** Signs the transaction's notification and posts it to the gateway as the provider would. */
 export async function notify(

@@ -1,16 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import { renderCheckoutPage, SIM_ACTIONS } from '../common.js';
-import { formatProviderTime } from '../../providers/idr_psp/wire.js';
 import { current, publicBase, type Sim } from './context.js';
 import { hasPendingRefund } from './refunds.js';
-import {
-  isChosen,
-  isPaid,
-  qrCodeUrl,
-  rupiahText,
-  SIM_CHANNELS,
-  type SimTransaction,
-} from './transactions.js';
+import { isChosen, isPaid, rupiahText, SIM_CHANNELS, type SimTransaction } from './transactions.js';
+import { providerTime, qrCodeUrl } from './wire.js';
 
 /** The paying-wallet actions on a paid transaction with a pending cross-wallet refund. */
 export const REFUND_ACTIONS = ['refund_succeed', 'refund_fail'] as const;
@@ -37,7 +30,7 @@ export function renderPage(sim: Sim, reply: FastifyReply, ref: string, tx: SimTr
     }
     if (tx.qr_string) details.push(['QR string', tx.qr_string]);
   }
-  details.push(['Expires', `${formatProviderTime(tx.expiry_ms)} WIB`]);
+  details.push(['Expires', `${providerTime(tx.expiry_ms)} WIB`]);
   return renderCheckoutPage(reply, {
     provider: 'idr_psp',
     title: isChosen(tx)

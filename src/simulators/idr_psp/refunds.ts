@@ -1,5 +1,4 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { formatProviderTime, type RefundAnswerWire } from '../../providers/idr_psp/wire.js';
 import {
   ACQUIRER_WALLET,
   expired,
@@ -11,6 +10,7 @@ import {
   type SimRefund,
   type SimTransaction,
 } from './transactions.js';
+import { providerTime, type RefundAnswerBody } from './wire.js';
 
 /**
  * The provider's refund rules for QRIS (docs/api.md#refunds-per-provider): a same-wallet payment is refunded online
@@ -140,7 +140,7 @@ function statusAfterRefunds(tx: SimTransaction): SimTransaction['transaction_sta
   return refunded >= tx.gross_amount ? 'refund' : 'partial_refund';
 }
 
-function refundAnswer(tx: SimTransaction, r: SimRefund): RefundAnswerWire {
+function refundAnswer(tx: SimTransaction, r: SimRefund): RefundAnswerBody {
   const pending = r.status === 'pending';
   return {
     status_code: pending ? '201' : '200',
@@ -150,7 +150,7 @@ function refundAnswer(tx: SimTransaction, r: SimRefund): RefundAnswerWire {
     gross_amount: `${tx.gross_amount}.00`,
     currency: tx.currency,
     payment_type: SIM_CHANNELS[tx.channel].paymentType,
-    transaction_time: formatProviderTime(tx.transaction_time_ms),
+    transaction_time: providerTime(tx.transaction_time_ms),
     transaction_status: tx.transaction_status,
     refund_chargeback_id: r.refund_chargeback_id,
     refund_amount: `${r.amount}.00`,
@@ -215,7 +215,7 @@ function decide(tx: SimTransaction, req: RefundRequest | null, now: number): Can
           gross_amount: `${next.gross_amount}.00`,
           currency: next.currency,
           payment_type: SIM_CHANNELS[next.channel].paymentType,
-          transaction_time: formatProviderTime(next.transaction_time_ms),
+          transaction_time: providerTime(next.transaction_time_ms),
           transaction_status: 'cancel',
           fraud_status: 'accept',
         },

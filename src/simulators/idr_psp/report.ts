@@ -8,12 +8,12 @@
  * again, not imported, so a mistake in one is caught by the other in tests.
  */
 import type { FastifyInstance } from 'fastify';
-import { listIdrReportTransactions } from '../../db/simObjects.js';
-import { formatProviderTime } from '../../providers/idr_psp/wire.js';
+import { listIdrReportTransactions } from '../db/reads.js';
 import { DRIFT_AMOUNT_MINOR, driftRef, drifts } from '../drift.js';
 import type { Sim } from './context.js';
 import { scenarioOfTransaction } from './faults.js';
 import { SIM_CHANNELS, type SimTransaction } from './transactions.js';
+import { providerTime } from './wire.js';
 
 const HEADER =
   'order_id,transaction_id,refund_key,transaction_type,payment_type,transaction_status,transaction_time,settlement_time,currency,gross_amount,fee_amount,net_amount';
@@ -48,8 +48,8 @@ export function reportLines(txs: SimTransaction[], from: number, until: number):
           'payment',
           paymentType,
           status,
-          formatProviderTime(tx.transaction_time_ms),
-          formatProviderTime(tx.settlement_time_ms as number),
+          providerTime(tx.transaction_time_ms),
+          providerTime(tx.settlement_time_ms as number),
           'IDR',
           rupiah(amount),
           rupiah(simFee(tx, amount)),
@@ -92,8 +92,8 @@ export function reportLines(txs: SimTransaction[], from: number, until: number):
             'chargeback',
             paymentType,
             'settlement',
-            formatProviderTime(r.created_ms),
-            formatProviderTime(at),
+            providerTime(r.created_ms),
+            providerTime(at),
             'IDR',
             rupiah(amount),
             rupiah(0),
@@ -115,8 +115,8 @@ export function reportLines(txs: SimTransaction[], from: number, until: number):
           'refund',
           paymentType,
           status,
-          formatProviderTime(r.created_ms),
-          r.settled_ms === null ? '' : formatProviderTime(r.settled_ms),
+          providerTime(r.created_ms),
+          r.settled_ms === null ? '' : providerTime(r.settled_ms),
           'IDR',
           rupiah(r.amount),
           rupiah(0),

@@ -1,14 +1,15 @@
 import { createHash, randomInt, randomUUID } from 'node:crypto';
-import {
-  formatProviderTime,
-  QR_EXPIRY_MINUTES,
-  VA_EXPIRY_HOURS,
-  type NotificationWire,
-  type ProviderAction,
-  type RefundEntryWire,
-  type TransactionWire,
-} from '../../providers/idr_psp/wire.js';
 import { qrisPayload } from './qris.js';
+
+// The simulated provider's transactions as it keeps them, and how they change. How it
+// writes them on the wire is idr_psp/wire.ts.
+
+/**
+ * The provider's QR lifetime cap and its default virtual-account lifetime (Midtrans: a QRIS
+ * custom_expiry is accepted up to 20 minutes; bank transfers stay open 24 hours by default).
+ */
+export const QR_EXPIRY_MINUTES = 20;
+export const VA_EXPIRY_HOURS = 24;
 
 /** The simulated provider's payment channels (what Snap's enabled_payments names). */
 export const SIM_CHANNELS = {
@@ -306,92 +307,6 @@ export const FINISHED_WORD: Record<Exclude<SimStatus, 'pending'>, string> = {
   partial_chargeback: 'partially charged back',
 };
 
-/** Notification status codes; the status API answers an expired transaction with 407. */
-function statusCode(status: SimStatus, forStatusApi: boolean): string {
-  switch (status) {
-    case 'pending':
-      return '201';
-    case 'settlement':
-    case 'cancel':
-    case 'refund':
-    case 'partial_refund':
-    case 'chargeback':
-    case 'partial_chargeback':
-      return '200';
-    case 'deny':
-      return '202';
-    case 'expire':
-      return forStatusApi ? '407' : '202';
-  }
-}
-
-export function qrCodeUrl(simBase: string, tx: SimTransaction): string {
-  return `${simBase}/v2/qris/${tx.transaction_id}/qr-code`;
-}
-
-/** The transaction in the provider's words (status API, charge answer, notification body). */
-export function transactionWire(
-  tx: SimTransaction,
-  opts: { simBase: string; forStatusApi: boolean },
-): TransactionWire {
-  const ch = SIM_CHANNELS[tx.channel];
-  const out: TransactionWire = {
-    status_code: statusCode(tx.transaction_status, opts.forStatusApi),
-    status_message: tx.status_message,
-    transaction_id: tx.transaction_id,
-    order_id: tx.order_id,
-    merchant_id: tx.merchant_id,
-    gross_amount: `${tx.gross_amount}.00`,
-    currency: tx.currency,
-    payment_type: ch.paymentType,
-    transaction_time: formatProviderTime(tx.transaction_time_ms),
-    transaction_status: tx.transaction_status,
-    fraud_status: 'accept',
-    expiry_time: formatProviderTime(tx.expiry_ms),
-  };
-  if (tx.settlement_time_ms !== null) {
-    out.settlement_time = formatProviderTime(tx.settlement_time_ms);
-  }
-  if (tx.qr_string !== null) {
-    out.acquirer = ACQUIRER_WALLET;
-    if (tx.wallet) {
-      out.issuer = tx.wallet;
-      out.transaction_type = tx.wallet === ACQUIRER_WALLET ? 'on-us' : 'off-us';
-    }
-    out.qr_string = tx.qr_string;
-    const actions: ProviderAction[] = [
-      { name: 'generate-qr-code', method: 'GET', url: qrCodeUrl(opts.simBase, tx) },
-    ];
-    out.actions = actions;
-  }
-  if (ch.paymentType === 'bank_transfer') {
-    out.payment_amounts =
-      tx.settlement_time_ms === null
-        ? []
-        : [
-            {
-              paid_at: formatProviderTime(tx.settlement_time_ms),
-              amount: `${tx.gross_amount}.00`,
-            },
-          ];
-  }
-  if (ch.bank === 'permata' && tx.va_number) out.permata_va_number = tx.va_number;
-  else if (ch.bank && ch.bank !== 'mandiri' && tx.va_number) {
-    out.va_numbers = [{ bank: ch.bank, va_number: tx.va_number }];
-  }
-  if (tx.bill_key && tx.biller_code) {
-    out.bill_key = tx.bill_key;
-    out.biller_code = tx.biller_code;
-  }
-  if (tx.custom_field1) out.custom_field1 = tx.custom_field1;
-  const done = completedRefunds(tx);
-  if (done.length > 0) {
-    out.refund_amount = `${refundedAmount(tx)}.00`;
-    out.refunds = done.map(refundEntry);
-  }
-  return out;
-}
-
 /** Completed refunds in the order they completed (the last one is the newest event). */
 export function completedRefunds(tx: SimTransaction): SimRefund[] {
   return (tx.refunds ?? [])
@@ -401,64 +316,6 @@ export function completedRefunds(tx: SimTransaction): SimRefund[] {
 
 export function refundedAmount(tx: SimTransaction): number {
   return completedRefunds(tx).reduce((sum, r) => sum + r.amount, 0);
-}
-
-export function refundEntry(r: SimRefund): RefundEntryWire {
-  return {
-    refund_chargeback_id: r.refund_chargeback_id,
-    refund_amount: `${r.amount}.00`,
-    ...(r.chargeback ? {} : { refund_key: r.refund_key }),
-    created_at: formatProviderTime(r.created_ms),
-    ...(r.reason ? { reason: r.reason } : {}),
-  };
-}
-
-/** SHA-512 hex of order_id + status_code + gross_amount + server key (notifications, status). */
-export function signatureKey(
-  w: { order_id: string; status_code: string; gross_amount: string },
-  serverKey: string,
-): string {
-  return createHash('sha512')
-    .update(`${w.order_id}${w.status_code}${w.gross_amount}${serverKey}`)
-    .digest('hex');
-}
-
-/**
- * The HTTP notification exactly as the provider sends it, signed with the server key:
- * signature_key = SHA-512 hex of order_id + status_code + gross_amount + server key.
- * (Computed here on its own rather than with the adapter's code, so the integration test that
- * verifies one with the other compares two implementations.)
- */
-export function buildIdrNotification(
-  tx: SimTransaction,
-  serverKey: string,
-  simBase: string,
-  /** A refund the paying wallet declined: the transaction stays as it is, the event names it. */
-  failedRefund?: SimRefund,
-): NotificationWire {
-  const w = transactionWire(tx, { simBase, forStatusApi: false });
-  if (failedRefund) {
-    w.status_code = '202';
-    w.status_message = failedRefund.failure_message ?? 'Refund failed';
-    w.refunds = [...(w.refunds ?? []), { ...refundEntry(failedRefund), status: 'failed' }];
-  }
-  const signature_key = signatureKey(w, serverKey);
-  // The provider's field order: time and status first, signature before the payment details.
-  const notification: NotificationWire = Object.assign(
-    {
-      transaction_time: w.transaction_time,
-      transaction_status: w.transaction_status,
-      transaction_id: w.transaction_id,
-      status_message: w.status_message,
-      status_code: w.status_code,
-      signature_key,
-    },
-    w,
-  );
-  // Notifications carry neither the QR payload nor the API's action links.
-  delete notification.actions;
-  delete notification.qr_string;
-  return notification;
 }
 
 /** "Rp 10.000": rupiah have no decimals; Indonesian thousands separator. */

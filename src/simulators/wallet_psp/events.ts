@@ -1,7 +1,7 @@
 import type { SimulatorHost } from '../host.js';
 import { deliverToGateway, type ActionResult } from '../common.js';
 import { faultsFor } from '../faults.js';
-import type { WpCapture, WpOrder, WpResourceType } from '../../providers/wallet_psp/wire.js';
+import type { WpCapture, WpOrder, WpResourceType } from './wire.js';
 import { pendingCapture, scenarioOfOrder } from './faults.js';
 import type { WalletPspSim } from './sim.js';
 

@@ -1,5 +1,5 @@
 import type { TestScenario } from '../../domain/testScenarios.js';
-import type { WpCapture, WpOrder } from '../../providers/wallet_psp/wire.js';
+import type { WpCapture, WpOrder } from './wire.js';
 import { scenarioOf } from '../faults.js';
 
 /** The test_scenario an order was created with (its purchase unit's description). */

@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
+import { decimalToMinor, minorToDecimal } from '../money.js';
 import { decimalCurrencyText } from '../common.js';
 import {
   WP_CURRENCIES,
@@ -7,7 +7,7 @@ import {
   type WpError,
   type WpErrorDetail,
   type WpOrder,
-} from '../../providers/wallet_psp/wire.js';
+} from './wire.js';
 
 /** One order as the simulator keeps it: the provider's view plus the simulator's own state. */
 export interface SimOrder {

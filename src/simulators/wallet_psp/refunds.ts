@@ -1,10 +1,11 @@
-import { decimalToMinor } from '../../domain/money.js';
+import { decimalToMinor } from '../money.js';
 import {
   NOTE_TO_PAYER_MAX,
   REFUND_ID_FIELD_MAX,
   type WpRefundResource,
-} from '../../providers/wallet_psp/refundWire.js';
-import type { WpCapture, WpCaptureStatus } from '../../providers/wallet_psp/wire.js';
+  type WpCapture,
+  type WpCaptureStatus,
+} from './wire.js';
 import { WpApiError, apiError } from './orders.js';
 
 /** docs/api.md#refunds-per-provider: capture refunds up to about 180 days from the capture (end included). */

@@ -9,9 +9,9 @@
  * call, so they agree with what the gateway saw settle.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Pool } from '../../db/pool.js';
-import { listWalletMoneyObjects, listWalletPayouts } from '../../db/simObjects.js';
-import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
+import type { Pool } from '../db/pool.js';
+import { listWalletMoneyObjects, listWalletPayouts } from '../db/reads.js';
+import { decimalToMinor, minorToDecimal } from '../money.js';
 import type { SimulatorHost } from '../host.js';
 import { jsonBody, sendJson, sendText } from '../reply.js';
 import {
@@ -22,10 +22,11 @@ import {
   type WpTransactionInfo,
   type WpTransactionsResponse,
   type WpTransactionStatus,
-} from '../../providers/wallet_psp/reportingWire.js';
-import { WP_CURRENCIES, type WpCapture } from '../../providers/wallet_psp/wire.js';
+  WP_CURRENCIES,
+  type WpCapture,
+} from './wire.js';
 import { SimStore, type SimClock } from '../common.js';
-import { simulatorEndpoint } from '../../providers/testMode.js';
+import { walletPspCredentials } from '../credentials.js';
 import { apiError, providerId, providerTime, type SimOrder, type SimToken } from './orders.js';
 import { listSimTransactions } from './transactions.js';
 import type { SimCaptureRefunds } from './refunds.js';
@@ -104,9 +105,7 @@ function parseProviderTime(v: string | undefined): number | null {
 export function registerReportingRoutes(app: FastifyInstance, deps: ReportingRouteDeps): void {
   const { gw, clock, authorize } = deps;
   const payouts = new SimStore<SimPayout>(gw.pool, 'wallet_psp', 'payout');
-  const testClientId = () =>
-    simulatorEndpoint('wallet_psp', gw.config.masterKey, 'http://unused').credentials.clientId ??
-    '';
+  const testClientId = () => walletPspCredentials(gw.config.masterKey).clientId;
 
   app.get('/v1/reporting/balances', async (req, reply) => {
     const token = await authorize(req, reply);

@@ -9,12 +9,27 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { promisify } from 'node:util';
-import { signedMessage } from '../../providers/wallet_psp/webhook.js';
-import { WP_AUTH_ALGO, WP_HEADER } from '../../providers/wallet_psp/wire.js';
+import { crc32 } from 'node:zlib';
+import { WP_AUTH_ALGO, WP_HEADER } from './wire.js';
 import type { SimStore } from '../common.js';
 import { selfSignedCertificate } from './x509.js';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
+
+/**
+ * What PayPal signs for one transmission (developer.paypal.com/api/rest/webhooks/rest,
+ * "Verify the signature"): transmission id, transmission time, the webhook's id and the
+ * CRC32 of the raw body as an unsigned decimal, joined with "|". Written here from that page
+ * (node's zlib CRC32), not taken from the adapter's verifier.
+ */
+export function transmissionMessage(
+  transmissionId: string,
+  transmissionTime: string,
+  webhookId: string,
+  body: Buffer,
+): string {
+  return [transmissionId, transmissionTime, webhookId, String(crc32(body))].join('|');
+}
 
 /** The simulator's one webhook signing key, shared by every instance through the database. */
 export interface SigningKeyRecord {
@@ -81,7 +96,7 @@ export function transmissionHeaders(opts: {
 }): Record<string, string> {
   const transmissionId = randomUUID();
   const transmissionTime = new Date(opts.now).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const message = signedMessage(
+  const message = transmissionMessage(
     transmissionId,
     transmissionTime,
     opts.webhookId,
@@ -118,7 +133,7 @@ export function verifyTransmission(
   if (!certPathname.endsWith(certPath(key.keyId))) return 'FAILURE';
   if (text(req.webhook_id) !== webhookId || webhookId === '') return 'FAILURE';
   const signature = Buffer.from(text(req.transmission_sig), 'base64');
-  const message = signedMessage(
+  const message = transmissionMessage(
     text(req.transmission_id),
     text(req.transmission_time),
     webhookId,

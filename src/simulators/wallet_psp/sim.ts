@@ -1,7 +1,7 @@
 import type { SimulatorHost } from '../host.js';
 import { SimStore, type SimClock } from '../common.js';
-import type { WpResourceType, WpWebhookEvent } from '../../providers/wallet_psp/wire.js';
-import { simulatorEndpoint } from '../../providers/testMode.js';
+import type { WpResourceType, WpWebhookEvent } from './wire.js';
+import { walletPspCredentials } from '../credentials.js';
 import { providerId, providerTime, type SimOrder, type SimToken } from './orders.js';
 import {
   loadSigningKey,
@@ -14,7 +14,7 @@ import {
 export interface WalletPspSim {
   /** Base URL of the provider API (the adapter's baseUrl in test mode). */
   apiBase(): string;
-  credentials(): Record<string, string>;
+  credentials(): ReturnType<typeof walletPspCredentials>;
   signingKey(): Promise<SigningKey>;
   /** A webhook exactly as the provider would transmit it: body and signed headers. */
   signedEvent(
@@ -32,8 +32,7 @@ const keyCache = new WeakMap<SimulatorHost, Promise<SigningKey>>();
 export function walletPspSim(gw: SimulatorHost, clock: SimClock): WalletPspSim {
   const keys = new SimStore<SigningKeyRecord>(gw.pool, 'wallet_psp', 'signing_key');
   const apiBase = () => `${gw.urls.internal}/sim/wallet_psp`;
-  const credentials = () =>
-    simulatorEndpoint('wallet_psp', gw.config.masterKey, apiBase()).credentials;
+  const credentials = () => walletPspCredentials(gw.config.masterKey);
   const signingKey = () => {
     let p = keyCache.get(gw);
     if (!p) {
@@ -65,7 +64,7 @@ export function walletPspSim(gw: SimulatorHost, clock: SimClock): WalletPspSim {
       const headers = transmissionHeaders({
         key: await signingKey(),
         baseUrl: apiBase(),
-        webhookId: credentials().webhookId ?? '',
+        webhookId: credentials().webhookId,
         body,
         now,
       });

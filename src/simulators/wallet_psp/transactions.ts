@@ -6,10 +6,9 @@
  * the simulator's own orders, refunds and cases at each call, with reconciliation_drift
  * applied (simulators/drift.ts).
  */
-import type { Queryable } from '../../db/pool.js';
-import { listWalletMoneyObjects } from '../../db/simObjects.js';
-import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
-import type { WpDispute } from '../../providers/wallet_psp/disputeWire.js';
+import type { Queryable } from '../db/pool.js';
+import { listWalletMoneyObjects } from '../db/reads.js';
+import { decimalToMinor, minorToDecimal } from '../money.js';
 import {
   WP_EVENT_CHARGEBACK,
   WP_EVENT_CHECKOUT_PAYMENT,
@@ -17,9 +16,10 @@ import {
   WP_EVENT_DISPUTE_HOLD_RELEASE,
   WP_EVENT_REFUND,
   WP_EVENT_REVERSAL,
+  type WpDispute,
   type WpTransactionInfo,
   type WpTransactionStatus,
-} from '../../providers/wallet_psp/reportingWire.js';
+} from './wire.js';
 import { DRIFT_AMOUNT_MINOR, driftRef, drifts } from '../drift.js';
 import { scenarioOfOrder } from './faults.js';
 import { orderCapture, type SimOrder } from './orders.js';

@@ -11,7 +11,7 @@ import { signCardPspEvent } from '../signing.js';
 
 /** The buyer's scripted actions and the subscription's: POST /payments/<checkout id>/<action>. */
 export function registerActionRoutes(app: FastifyInstance, sim: CardPspSim): void {
-  const { gw, clock, checkouts, subscriptions, endpoint, pageUrl, context } = sim;
+  const { gw, clock, checkouts, subscriptions, credentials, pageUrl, context } = sim;
   app.post<{ Params: { ref: string; action: string } }>(
     '/payments/:ref/:action',
     async (req, reply) => {
@@ -31,7 +31,7 @@ export function registerActionRoutes(app: FastifyInstance, sim: CardPspSim): voi
       if (action === 'pay' && after.subscription) {
         await subscriptions.create(after.subscription.id, { checkout_id: after.id });
       }
-      const secret = endpoint.webhookSecret;
+      const secret = credentials.webhookSecret;
       const send = (event: CardPspEventBody) => () => {
         const body = JSON.stringify(event);
         // Signature time is wall time: the gateway checks it against its own clock.

@@ -2,10 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { rawBody } from '../../reply.js';
 import { faultsFor, REGISTRATION_5XX_TEXT, registrationFault } from '../../faults.js';
-import type { WireMetadata } from '../../../providers/card_psp/wire.js';
 import { CHECKOUT_TTL_MS, type CardPspSim } from '../context.js';
 import { scenarioOfCheckout } from '../faults.js';
-import { wireCheckout, type SimCheckout } from '../objects.js';
+import { wireCheckout, type Metadata, type SimCheckout } from '../objects.js';
 import { apiError, isObj, iso, validationError } from '../protocol.js';
 
 /** Used when a checkout names a product without an ad-hoc price: $10.00 a month. */
@@ -55,7 +54,7 @@ export function createCheckoutHandler(sim: CardPspSim) {
       price = { amount: p.price_amount as number, currency: p.price_currency };
     }
     const successUrl = typeof body.success_url === 'string' ? body.success_url : '';
-    const metadata: WireMetadata = {};
+    const metadata: Metadata = {};
     if (isObj(body.metadata)) {
       for (const [k, v] of Object.entries(body.metadata)) {
         if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') {

@@ -4,7 +4,7 @@
  * call, with reconciliation_drift applied (simulators/drift.ts); and GET /v1/orders/{id}.
  */
 import type { FastifyInstance } from 'fastify';
-import { listCardCheckoutsWithOrders } from '../../../db/simObjects.js';
+import { listCardCheckoutsWithOrders } from '../../db/reads.js';
 import { DRIFT_AMOUNT_MINOR, drifts } from '../../drift.js';
 import type { CardPspSim } from '../context.js';
 import { scenarioOfCheckout } from '../faults.js';

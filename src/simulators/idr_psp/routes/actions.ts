@@ -7,14 +7,8 @@ import { byRef, publicBase, type Sim } from '../context.js';
 import { notify } from '../notify.js';
 import { isRefundAction } from '../page.js';
 import { actionParam } from '../protocol.js';
-import {
-  applyAction,
-  expired,
-  FINISHED_WORD,
-  isChosen,
-  isDue,
-  transactionWire,
-} from '../transactions.js';
+import { applyAction, expired, FINISHED_WORD, isChosen, isDue } from '../transactions.js';
+import { transactionWire } from '../wire.js';
 
 /** A wallet app name as QRIS issuers are named (gopay, ovo, dana, shopeepay...). */
 const WALLET = /^[a-z][a-z0-9_]{0,31}$/;

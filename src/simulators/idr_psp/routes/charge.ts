@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { sendJson } from '../../reply.js';
 import { faultsFor, REGISTRATION_5XX_TEXT } from '../../faults.js';
-import { QR_EXPIRY_MINUTES } from '../../../providers/idr_psp/wire.js';
 import { current, publicBase, type Sim } from '../context.js';
 import { registrationFaultOf } from '../faults.js';
 import { authorized, coreError, obj, parseBody, UNAUTHORIZED } from '../protocol.js';
 import { CHARGE_CREATED, chargeChannel, registrationProblem, store } from '../registration.js';
-import { merchantIdFor, newTransaction, transactionWire } from '../transactions.js';
+import { merchantIdFor, newTransaction, QR_EXPIRY_MINUTES } from '../transactions.js';
+import { transactionWire } from '../wire.js';
 
 /** Core API: POST /v2/charge registers a transaction on the channel it names. */
 export function registerChargeRoutes(app: FastifyInstance, sim: Sim): void {

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { sendJson } from '../../reply.js';
 import { faultsFor, REGISTRATION_5XX_TEXT } from '../../faults.js';
-import { QR_EXPIRY_MINUTES } from '../../../providers/idr_psp/wire.js';
 import { publicBase, type Sim } from '../context.js';
 import { registrationFaultOf } from '../faults.js';
 import { obj, parseBody, snapError, authorized, UNAUTHORIZED } from '../protocol.js';
@@ -10,6 +9,7 @@ import {
   isSimChannel,
   merchantIdFor,
   newTransaction,
+  QR_EXPIRY_MINUTES,
   SIM_CHANNELS,
   type SimChannel,
 } from '../transactions.js';

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { rawBody, sendJson } from '../../reply.js';
 import { faultsFor } from '../../faults.js';
-import { formatProviderTime } from '../../../providers/idr_psp/wire.js';
 import { coreTransaction, current, publicBase, type Sim } from '../context.js';
 import { scenarioOfTransaction, settleRefundLater } from '../faults.js';
 import { notify } from '../notify.js';
 import { authorized, coreError, UNAUTHORIZED } from '../protocol.js';
 import { decideCancel, decideRefund, parseCancelBody, type CancelOutcome } from '../refunds.js';
-import { expired, SIM_CHANNELS, signatureKey, transactionWire } from '../transactions.js';
+import { expired, SIM_CHANNELS } from '../transactions.js';
+import { providerTime, signatureKey, transactionWire } from '../wire.js';
 
 /** Core API on one transaction: status, expire, cancel and refund. */
 export function registerTransactionRoutes(app: FastifyInstance, sim: Sim): void {
@@ -46,7 +46,7 @@ export function registerTransactionRoutes(app: FastifyInstance, sim: Sim): void 
       gross_amount: `${tx.gross_amount}.00`,
       currency: tx.currency,
       payment_type: SIM_CHANNELS[tx.channel].paymentType,
-      transaction_time: formatProviderTime(tx.transaction_time_ms),
+      transaction_time: providerTime(tx.transaction_time_ms),
       transaction_status: 'expire',
       fraud_status: 'accept',
     });

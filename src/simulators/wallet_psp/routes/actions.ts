@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { sendText } from '../../reply.js';
 import { replyToAction, SIM_ACTIONS, type ActionResult } from '../../common.js';
 import { faultsFor } from '../../faults.js';
-import type { WpOrder } from '../../../providers/wallet_psp/wire.js';
+import type { WpOrder } from '../wire.js';
 import type { WalletRouteContext } from '../context.js';
 import { scenarioOfOrder } from '../faults.js';
 import { awaitsPayer, orderCapture, providerId, providerTime, type SimOrder } from '../orders.js';

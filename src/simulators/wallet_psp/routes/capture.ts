@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { header, sendJson } from '../../reply.js';
-import { WP_HEADER } from '../../../providers/wallet_psp/wire.js';
+import { WP_HEADER } from '../wire.js';
 import type { WalletRouteContext } from '../context.js';
 import { apiError, newCapture, orderCapture, providerTime, type WpApiError } from '../orders.js';
 import { notFound, sendApiError } from '../protocol.js';

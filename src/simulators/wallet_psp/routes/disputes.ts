@@ -1,8 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { decimalToMinor, minorToDecimal } from '../../../domain/money.js';
-import type { WpDispute } from '../../../providers/wallet_psp/disputeWire.js';
-import type { WpCapture, WpOrder } from '../../../providers/wallet_psp/wire.js';
+import { decimalToMinor, minorToDecimal } from '../../money.js';
+import type { WpDispute, WpCapture, WpOrder } from '../wire.js';
 import { rawBody, sendJson, sendText } from '../../reply.js';
 import { replyToAction, SimStore, type ActionResult } from '../../common.js';
 import { faultsFor } from '../../faults.js';

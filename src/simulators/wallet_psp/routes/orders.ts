@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { header, rawBody, sendJson } from '../../reply.js';
 import { faultsFor, REGISTRATION_5XX_TEXT, registrationFault } from '../../faults.js';
-import { WP_HEADER } from '../../../providers/wallet_psp/wire.js';
+import { WP_HEADER } from '../wire.js';
 import type { WalletRouteContext } from '../context.js';
 import { scenarioOfOrder } from '../faults.js';
 import { newOrder, providerId, validateCreate, WpApiError } from '../orders.js';

@@ -1,14 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findWalletCaptureIdByRefund, findWalletOrderIdByCapture } from '../../../db/simObjects.js';
-import { minorToDecimal } from '../../../domain/money.js';
+import { findWalletCaptureIdByRefund, findWalletOrderIdByCapture } from '../../db/reads.js';
+import { minorToDecimal } from '../../money.js';
 import type { SimulatorHost } from '../../host.js';
 import { header, rawBody, sendJson, sendText } from '../../reply.js';
-import type { WpRefundResource } from '../../../providers/wallet_psp/refundWire.js';
-import {
-  WP_HEADER,
-  type WpCapture,
-  type WpResourceType,
-} from '../../../providers/wallet_psp/wire.js';
+import { type WpRefundResource, WP_HEADER, type WpCapture, type WpResourceType } from '../wire.js';
 import { SimStore, replyToAction, type ActionResult, type SimClock } from '../../common.js';
 import { FAULT_DELAY_MS, faultsFor } from '../../faults.js';
 import { scenarioOfOrder } from '../faults.js';

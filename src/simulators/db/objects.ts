@@ -1,6 +1,11 @@
+// The simulators' state: provider objects as JSON in sim_objects, (provider, kind, id) each.
+// The table is in the database the simulators are given (the gateway's own migrations
+// created it there, or the gateway's migrator run by `npm run simulators` on a database of
+// their own); the gateway's only part in it is deleting old rows (its retention job).
+//
 // Named (prepared once per connection): the simulators answer every test-mode payment, and
 // an unnamed statement is parsed and planned again each time (issue 28).
-import { withTransaction, type Pool, type Queryable } from './pool.js';
+import type { Pool, PoolClient, Queryable } from './pool.js';
 
 /** One simulator object: (provider, kind, id) names it; data is the provider's own JSON. */
 export interface SimObjectKey {
@@ -84,7 +89,7 @@ export async function updateSimObject<T>(
   k: SimObjectKey,
   update: (current: T) => T | null,
 ): Promise<T | null> {
-  return withTransaction(pool, async (tx) => {
+  return inTransaction(pool, async (tx) => {
     const res = await tx.query<{ data: T }>({
       name: 'sim_objects_lock',
       text: 'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND id = $3 FOR UPDATE',
@@ -104,94 +109,38 @@ export async function updateSimObject<T>(
   });
 }
 
-// Provider-specific reads: the simulators' sweeps and reports look into the provider's own
-// JSON, so these queries name fields of it.
-
-/** idr_psp: pending transactions (with a chosen channel) whose expiry has passed, oldest first. */
-export async function findDueIdrTransactionIds(
-  db: Queryable,
-  nowMs: number,
-  limit: number,
-): Promise<string[]> {
-  const res = await db.query<{ id: string }>(
-    `SELECT id FROM sim_objects
-      WHERE provider = 'idr_psp' AND kind = 'transaction'
-        AND data->>'transaction_status' = 'pending' AND (data->>'expiry_ms')::bigint <= $1
-        AND coalesce(data->>'chosen', 'true') <> 'false'
-      ORDER BY (data->>'expiry_ms')::bigint LIMIT $2`,
-    [nowMs, limit],
-  );
-  return res.rows.map((r) => r.id);
-}
-
-/** wallet_psp: the order holding a capture (captures live inside their order). */
-export async function findWalletOrderIdByCapture(
-  db: Queryable,
-  captureId: string,
-): Promise<string | null> {
-  const res = await db.query<{ id: string }>(
-    `SELECT id FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'order'
-       AND data #>> '{order,purchase_units,0,payments,captures,0,id}' = $1`,
-    [captureId],
-  );
-  return res.rows[0]?.id ?? null;
-}
-
-/** wallet_psp: the capture a refund belongs to (refunds are kept per capture). */
-export async function findWalletCaptureIdByRefund(
-  db: Queryable,
-  refundId: string,
-): Promise<string | null> {
-  const res = await db.query<{ id: string }>(
-    `SELECT id FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'capture_refunds'
-       AND data->'refunds' @> jsonb_build_array(jsonb_build_object('refund', jsonb_build_object('id', $1::text)))`,
-    [refundId],
-  );
-  return res.rows[0]?.id ?? null;
-}
-
-/** wallet_psp: one client id's orders, capture refunds and payouts, the inputs of its balance. */
-export async function listWalletMoneyObjects(
-  db: Queryable,
-  clientId: string,
-): Promise<{ kind: string; data: unknown }[]> {
-  const res = await db.query<{ kind: string; data: unknown }>(
-    `SELECT kind, data FROM sim_objects WHERE provider = 'wallet_psp'
-       AND kind IN ('order', 'capture_refunds', 'payout', 'dispute') AND data->>'clientId' = $1`,
-    [clientId],
-  );
-  return res.rows;
-}
-
-/** wallet_psp: one client id's payouts in the order they were made. */
-export async function listWalletPayouts<T>(db: Queryable, clientId: string): Promise<T[]> {
-  const res = await db.query<{ data: T }>(
-    `SELECT data FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'payout'
-       AND data->>'clientId' = $1 ORDER BY (data->>'createdAt')::bigint, id`,
-    [clientId],
-  );
-  return res.rows.map((r) => r.data);
-}
-
-/** card_psp: every checkout that led to an order (the order and refund lists). */
-export async function listCardCheckoutsWithOrders<T>(db: Queryable): Promise<T[]> {
-  const res = await db.query<{ data: T }>(
-    `SELECT data FROM sim_objects WHERE provider = 'card_psp' AND kind = 'checkout'
-       AND jsonb_typeof(data->'order') = 'object'`,
-  );
-  return res.rows.map((r) => r.data);
+async function inTransaction<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
 }
 
 /**
- * idr_psp: transactions settled from `sinceMs` on, or with refunds (the settlement report;
- * refunds are filtered by their own times by the caller).
+ * Objects nothing has created or changed within the retention (docs/operations.md#retention),
+ * a batch at a time; the number deleted. The simulators run as their own process purge their
+ * database with it; mounted in the gateway, the gateway's retention job purges the table.
  */
-export async function listIdrReportTransactions<T>(db: Queryable, sinceMs: number): Promise<T[]> {
-  const res = await db.query<{ data: T }>(
-    `SELECT data FROM sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction'
-       AND ((data->>'settlement_time_ms')::bigint >= $1
-            OR jsonb_array_length(COALESCE(data->'refunds', '[]'::jsonb)) > 0)`,
-    [sinceMs],
+export async function purgeOldSimObjects(
+  db: Queryable,
+  retentionDays: number,
+  batch = 1000,
+): Promise<number> {
+  const res = await db.query(
+    `DELETE FROM sim_objects WHERE (provider, kind, id) IN (
+       SELECT provider, kind, id FROM sim_objects
+       WHERE created_at < now() - $1 * interval '1 day'
+         AND updated_at < now() - $1 * interval '1 day'
+       ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [retentionDays, batch],
   );
-  return res.rows.map((r) => r.data);
+  return res.rowCount ?? 0;
 }

@@ -1,7 +1,8 @@
 /**
  * The simulators' clock. Tests move it forward (POST /sim/clock, or directly in-process) to
  * pass QR expiry and refund windows without waiting; it never affects the gateway's own clock.
- * It lives in the core because the process assembly owns it and hands it to the simulators.
+ * The simulators own it (one per mounted set, simulators/index.ts); the process assembly
+ * only hands it to tests.
  */
 export class SimClock {
   private offsetMs = 0;
