@@ -21,8 +21,8 @@ import {
 } from '../providers/types.js';
 import { webhooksRateLimited } from '../metrics.js';
 import { applyDispute } from './disputes.js';
-import { applyPaymentOutcome } from './finalize.js';
-import { captureApproved } from './payments.js';
+import { applyPaymentOutcome } from './payments/finalize.js';
+import { captureApproved } from './payments/capture.js';
 import {
   ALREADY_FINALIZED,
   applied,
@@ -30,7 +30,7 @@ import {
   type Applied,
   type ProviderEventDeps,
 } from './providerEvent.js';
-import { applyProviderRefund } from './refunds.js';
+import { applyProviderRefund } from './refunds/providerEvents.js';
 import type { SourceRateLimiter } from './sourceRateLimit.js';
 import { applyRenewal, applySubscriptionEvent } from './subscriptions.js';
 

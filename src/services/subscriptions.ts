@@ -7,7 +7,7 @@ import { newId } from '../domain/ids.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { InboundAction } from '../providers/types.js';
 import { lateChargeKind, recordException } from './exceptions.js';
-import { outcomeOf, settleOutcome } from './finalize.js';
+import { outcomeOf, settleOutcome } from './payments/finalize.js';
 import {
   ALREADY_FINALIZED,
   applied,

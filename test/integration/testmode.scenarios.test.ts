@@ -13,7 +13,7 @@ import { serviceDeps } from '../../src/gateway.js';
 import { basicAuth } from '../../src/providers/idr_psp/wire.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { reconcileDue } from '../../src/services/reconciler.js';
-import { retryUnansweredRefunds } from '../../src/services/refunds.js';
+import { retryUnansweredRefunds } from '../../src/services/refunds/retry.js';
 import { FAULT_DELAY_MS } from '../../src/simulators/faults.js';
 import { simulatorEndpoint } from '../../src/providers/testMode.js';
 import { assertError, assertStatus, count, sql } from '../helpers/core.js';

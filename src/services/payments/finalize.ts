@@ -1,19 +1,20 @@
-import { newDeliveryId, newEventId, newId } from '../domain/ids.js';
-import { findPaymentException, markRefunded } from '../db/exceptions.js';
-import { finalizeInitiated, findPayment, type PaymentRow } from '../db/payments.js';
-import type { Queryable } from '../db/pool.js';
-import { paymentEventBody, paymentEventType } from '../domain/events.js';
-import type { TerminalStatus } from '../domain/types.js';
-import type { InboundAction, InboundEvent, Money, Paid } from '../providers/types.js';
-import { lateChargeKind, recordException, reportException } from './exceptions.js';
+import { newDeliveryId, newEventId, newId } from '../../domain/ids.js';
+import { findPaymentException, markRefunded } from '../../db/exceptions.js';
+import { finalizeInitiated, findPayment, type PaymentRow } from '../../db/payments.js';
+import type { Queryable } from '../../db/pool.js';
+import { paymentEventBody, paymentEventType } from '../../domain/events.js';
+import type { TerminalStatus } from '../../domain/types.js';
+import type { InboundAction, InboundEvent, Money, Paid } from '../../providers/types.js';
+import { lateChargeKind, recordException, reportException } from '../exceptions.js';
 import {
   ALREADY_FINALIZED,
   applied,
   type Applied,
   type ProviderEventDeps,
-} from './providerEvent.js';
-import { refundLateCharge, type RefundServiceDeps } from './refunds.js';
-import { storableText } from '../domain/storableText.js';
+} from '../providerEvent.js';
+import { refundLateCharge } from '../refunds/lateCharge.js';
+import type { RefundServiceDeps } from '../refunds/refundPayment.js';
+import { storableText } from '../../domain/storableText.js';
 
 /** How a payment leaves initiated: a success always carries what the provider took. */
 type FinalOutcome =
