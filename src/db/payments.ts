@@ -1,5 +1,6 @@
 import type { Mode, PaymentStatus, TerminalStatus } from '../domain/types.js';
 import { DELIVERY_CHANNEL } from './deliveries.js';
+import { outboxWrite } from './outbox.js';
 import type { Queryable } from './pool.js';
 import { storableText } from '../domain/storableText.js';
 import { newId } from '../domain/ids.js';
@@ -437,6 +438,7 @@ export interface Finalization {
 // One statement: the conditional status change, its ledger entry (the charge of a success,
 // the late charge of an amount mismatch), the outbox event and its first delivery
 // commit together or not at all (transactional outbox, docs/api.md#delivery-and-retries); the
+// event and its delivery are the one outbox writer's (db/outbox.ts outboxWrite); the
 // NOTIFY that wakes the delivery workers is sent with that commit.
 const FINALIZE_SQL = `
 WITH upd AS (
@@ -470,14 +472,19 @@ late AS (
   FROM ex JOIN upd ON upd.id = ex.payment_id
   WHERE ex.amount_minor > 0
   ON CONFLICT DO NOTHING),
-ev AS (
-  INSERT INTO outbound_events (id, app_id, payment_id, event_type, body)
-  SELECT $7, app_id, id, $8, $9 FROM upd
-  RETURNING id, app_id, payment_id),
-dl AS (
-  INSERT INTO deliveries (id, event_id, app_id, payment_id)
-  SELECT $10, id, app_id, payment_id FROM ev
-  RETURNING id)
+${outboxWrite({
+  from: 'upd',
+  eventId: '$7',
+  appId: 'app_id',
+  paymentId: 'id',
+  refundId: 'NULL',
+  eventType: '$8',
+  body: '$9',
+  dedupeKey: 'NULL',
+  createdAt: 'now()',
+  deliveryId: '$10',
+  delivered: 'true',
+})}
 SELECT pg_notify('${DELIVERY_CHANNEL}', '') FROM dl`;
 
 /** Moves an initiated payment to its outcome with its event; false when it was not initiated. */
