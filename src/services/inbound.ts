@@ -1,12 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { WebhookLimitsConfig } from '../config.js';
 import { archiveInbound, recordInboundOutcome, restoreFullBody } from '../db/inbound.js';
-import {
-  findFirstSubscriptionPayment,
-  findPayment,
-  findPaymentByProviderRef,
-  type PaymentRow,
-} from '../db/payments.js';
+import { findPayment, findPaymentByProviderRef, type PaymentRow } from '../db/payments.js';
+import { findFirstSubscriptionPayment } from '../db/paymentRenewals.js';
 import type { Queryable } from '../db/pool.js';
 import { rememberTransmission } from '../db/transmissions.js';
 import { apiError } from '../domain/errors.js';

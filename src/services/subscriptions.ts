@@ -1,5 +1,6 @@
 import { enqueueEvent } from '../db/outbox.js';
-import { findPayment, insertRenewalPayment, type PaymentRow } from '../db/payments.js';
+import { findPayment, type PaymentRow } from '../db/payments.js';
+import { insertRenewalPayment } from '../db/paymentRenewals.js';
 import { withTransaction } from '../db/pool.js';
 import { paymentEventBody, subscriptionEventBody } from '../domain/events.js';
 import { apiError } from '../domain/errors.js';

@@ -1,6 +1,7 @@
 import { newDeliveryId, newEventId, newId } from '../../domain/ids.js';
 import { findPaymentException, markRefunded } from '../../db/exceptions.js';
-import { finalizeInitiated, findPayment, type PaymentRow } from '../../db/payments.js';
+import { finalizeInitiated } from '../../db/paymentFinalize.js';
+import { findPayment, type PaymentRow } from '../../db/payments.js';
 import type { Queryable } from '../../db/pool.js';
 import { paymentEventBody, paymentEventType } from '../../domain/events.js';
 import type { TerminalStatus } from '../../domain/types.js';
@@ -64,7 +65,7 @@ function mismatchText(payment: PaymentRow, paid: Money): string {
 /**
  * The one way a payment leaves initiated (docs/api.md#payment-states): a conditional update, so of
  * any number of concurrent events exactly one moves it, with the outbound event enqueued
- * in the same statement (db/payments.ts finalizeInitiated). `payment` is the row as read before (an initiated payment's
+ * in the same statement (db/paymentFinalize.ts finalizeInitiated). `payment` is the row as read before (an initiated payment's
  * fields do not change until this statement). A success for another amount or currency than
  * the payment's is never recorded as paid: the payment fails and, in the same statement, an
  * amount_mismatch exception records what the provider took. Returns the finalized row, or
