@@ -319,22 +319,24 @@ export async function findPaymentByProviderRef(
 }
 
 /**
- * The reconciler's claim: initiated payments past their provider deadline, the deadline
- * pushed to `until` so that instances never ask about one at the same time.
+ * The reconciler's claim: initiated payments past their provider deadline on the gateway's
+ * clock (`asOf`, which tests move), the deadline pushed to `until` so that instances never
+ * ask about one at the same time.
  */
 export async function claimDuePayments(
   db: Queryable,
   limit: number,
   until: Date,
+  asOf: Date,
 ): Promise<PaymentRow[]> {
   const res = await db.query<PaymentRow>(
     `UPDATE payments SET provider_deadline = $2
      WHERE id IN (
        SELECT id FROM payments
-       WHERE status = 'initiated' AND provider_deadline < now()
+       WHERE status = 'initiated' AND provider_deadline < $3
        ORDER BY provider_deadline LIMIT $1 FOR UPDATE SKIP LOCKED)
      RETURNING ${PAYMENT_COLUMNS}`,
-    [limit, until],
+    [limit, until, asOf],
   );
   return res.rows;
 }

@@ -42,8 +42,9 @@ function settleDeps(gw: ReconcilerDeps): SettleDeps {
  * never ask twice at once.
  */
 export async function reconcileDue(gw: ReconcilerDeps, limit = 20): Promise<number> {
-  const claimedUntil = new Date(gw.now() + RECHECK_AFTER_MS);
-  const due = await paymentsDb.claimDuePayments(gw.pool, limit, claimedUntil);
+  const now = gw.now();
+  const claimedUntil = new Date(now + RECHECK_AFTER_MS);
+  const due = await paymentsDb.claimDuePayments(gw.pool, limit, claimedUntil, new Date(now));
   for (const claimed of due) {
     const slug = claimed.provider as ProviderSlug;
     const endpoint = gw.providers.endpoint(slug, claimed.mode);

@@ -36,6 +36,7 @@ function deps() {
     providers: gw.providers,
     providerTimeoutMs: 5000,
     log: gw.log,
+    now: () => gw.now(),
   };
 }
 

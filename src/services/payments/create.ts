@@ -42,6 +42,8 @@ export interface PaymentServiceDeps {
   idrPspDirectQr: boolean;
   providerTimeoutMs: number;
   log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /** The gateway's clock (Gateway.now): registration deadlines are set on it. */
+  now(): number;
 }
 
 /** An unanswered registration is asked about again after this long (the reconciler). */
@@ -89,7 +91,7 @@ export async function createPayment(
       if (resumed.provider_ref) return createdResponse(resumed);
       const endpoint = configuredEndpoint(deps, provider, resumed.mode);
       // Claimed first, so the reconciler cannot fail it while this registers it again.
-      const deadline = new Date(Date.now() + registrationGraceMs(deps.providerTimeoutMs));
+      const deadline = new Date(deps.now() + registrationGraceMs(deps.providerTimeoutMs));
       const claimed = await paymentsDb.claimRegistration(deps.pool, resumed.id, deadline);
       if (claimed) return register(deps, claimed, provider, endpoint);
       const now = await paymentsDb.findPayment(deps.pool, resumed.id);
@@ -185,7 +187,7 @@ async function insertNew(
   const ctx = {
     invoicePrefix: req.invoicePrefix,
     claim: claim.scope,
-    registrationDeadline: new Date(Date.now() + registrationGraceMs(deps.providerTimeoutMs)),
+    registrationDeadline: new Date(deps.now() + registrationGraceMs(deps.providerTimeoutMs)),
   };
   try {
     return fresh
@@ -255,7 +257,7 @@ async function register(
       .setProviderDeadline(
         deps.pool,
         payment.id,
-        new Date(Date.now() + UNANSWERED_REGISTRATION_RECHECK_MS),
+        new Date(deps.now() + UNANSWERED_REGISTRATION_RECHECK_MS),
       )
       .catch(() => undefined);
     throw apiError('provider_checkout_unknown', text);

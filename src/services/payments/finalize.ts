@@ -122,7 +122,7 @@ export async function finalizePayment(
 /** What settling a provider's outcome needs: the refund machinery gives money back. */
 export type SettleDeps = Pick<
   RefundServiceDeps,
-  'pool' | 'durablePool' | 'providers' | 'providerTimeoutMs' | 'log'
+  'pool' | 'durablePool' | 'providers' | 'providerTimeoutMs' | 'log' | 'now'
 >;
 
 /**

@@ -28,6 +28,8 @@ export interface RefundServiceDeps {
   log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** Admin requests: writes their audit entry in the transaction that creates the refund. */
   audit?: Audit;
+  /** The gateway's clock (Gateway.now): when an unanswered refund is due again. */
+  now(): number;
 }
 
 /** The shape of the POST /v1/refunds 201 (docs/api.md#refund-object). */
