@@ -1,10 +1,12 @@
 /**
- * The configuration tables of docs/operations.md, rendered from src/config.ts. Each sits
+ * The configuration tables of docs/operations.md, rendered from the variables' schemas
+ * (src/config/schema.ts, src/simulators/settings.ts). Each sits
  * between two HTML comments; `npm run docs:config` rewrites what is between them, and
  * test/unit/config.docs.test.ts fails while the committed doc differs.
  */
 import * as prettier from 'prettier';
-import { GATEWAY_SETTINGS, SIMULATORS_SETTINGS, type SettingDoc } from '../src/config.js';
+import { GATEWAY_SETTINGS, type SettingDoc } from '../src/config.js';
+import { SIMULATORS_SETTINGS } from '../src/simulators/settings.js';
 
 export const OPERATIONS_MD = new URL('../docs/operations.md', import.meta.url);
 
@@ -15,7 +17,7 @@ const TABLES: { name: string; rows: readonly SettingDoc[] }[] = [
 
 function markers(name: string): [string, string] {
   return [
-    `<!-- ${name}: generated from src/config.ts by npm run docs:config; edit it there -->`,
+    `<!-- ${name}: generated from its schema (src/config/schema.ts, src/simulators/settings.ts) by npm run docs:config; edit it there -->`,
     `<!-- end of ${name} -->`,
   ];
 }

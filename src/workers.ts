@@ -2,6 +2,11 @@ import { purgeExpired } from './db/idempotency.js';
 import { purgeRejectedInbound } from './db/inbound.js';
 import { analyzeGrownTables } from './db/planGuard.js';
 import {
+  defaultPartitionRows,
+  ensureMonthPartitions,
+  type PartitionRound,
+} from './db/partitions.js';
+import {
   purgeEndedSessions,
   purgeOldDeliveryAttempts,
   purgeOldInbound,
@@ -24,6 +29,8 @@ const PURGE_EVERY_MS = 10 * 60_000;
 const RECONCILE_EVERY_MS = 10_000;
 const ENDPOINT_CHECK_EVERY_MS = 60_000;
 const DAILY_RECONCILIATION_EVERY_MS = 5 * 60_000;
+/** How often the months ahead of the partitioned history are checked (db/partitions.ts). */
+const PARTITIONS_EVERY_MS = 60 * 60_000;
 /** How often the hot tables' sizes are compared with their statistics (db/planGuard.ts). */
 const PLAN_GUARD_EVERY_MS = 2_000;
 
@@ -59,6 +66,26 @@ export async function purgeHistory(gw: Gateway): Promise<Record<string, number>>
   return deleted;
 }
 
+/**
+ * The partition job (docs/operations.md#archiving-old-months): this month's and the next
+ * months' partitions of the append-only history, and a warning when rows went to a DEFAULT
+ * partition (the job did not run for months), since such rows hold back that month's
+ * partition until an operator moves them.
+ */
+export async function maintainPartitions(gw: Gateway): Promise<PartitionRound> {
+  const { created, failed } = await ensureMonthPartitions(gw.pool);
+  if (created.length > 0) gw.log.info({ created }, 'partitions: months ahead created');
+  if (failed.length > 0) gw.log.warn({ failed }, 'partitions: not created, tried again next hour');
+  const strays = Object.entries(await defaultPartitionRows(gw.pool)).filter(([, n]) => n > 0);
+  if (strays.length > 0) {
+    gw.log.warn(
+      { rows: Object.fromEntries(strays) },
+      'partitions: rows in a DEFAULT partition; move them to their month (docs/operations.md#archiving-old-months)',
+    );
+  }
+  return { created, failed };
+}
+
 /** Background loops every instance runs; each is safe to run on many instances at once. */
 export async function startWorkers(gw: Gateway): Promise<Workers> {
   const timers: NodeJS.Timeout[] = [];
@@ -75,6 +102,12 @@ export async function startWorkers(gw: Gateway): Promise<Workers> {
     );
   };
   every(PURGE_EVERY_MS, 'retention', () => purgeHistory(gw));
+  every(PARTITIONS_EVERY_MS, 'partitions', () => maintainPartitions(gw));
+  // Once at start too (the migration made three months ahead; a gateway stopped for longer
+  // catches up here). stop() waits for it, so it never runs into a closed pool.
+  const firstPartitions = maintainPartitions(gw).catch((err: unknown) =>
+    gw.log.warn({ err }, 'partitions failed'),
+  );
   every(PLAN_GUARD_EVERY_MS, 'plan guard', async () => {
     const { analysed, refused } = await analyzeGrownTables(gw.pool);
     if (analysed.length > 0) gw.log.info({ tables: analysed }, 'plan guard: grown tables analysed');
@@ -100,6 +133,7 @@ export async function startWorkers(gw: Gateway): Promise<Workers> {
   return {
     async stop() {
       for (const t of timers) clearInterval(t);
+      await firstPartitions;
       await delivery.stop();
     },
   };

@@ -1,208 +1,52 @@
 /**
- * The admin API shapes the dashboard reads (docs/api.md#admin-api, #apps, #delivery-and-retries). Fields the
- * contract calls "more fields" are optional so that a leaner answer still renders.
+ * The admin API shapes the dashboard reads, under the names its pages use. The shapes are
+ * generated from the gateway's OpenAPI document into contract.gen.ts (`npm run types`);
+ * nothing here restates a field. The constants below are the choices the filters offer.
  */
-export type Mode = 'test' | 'sandbox' | 'live';
+import type { components } from './contract.gen';
+
+type Schemas = components['schemas'];
+
+export type Mode = Schemas['App']['mode'];
 export const MODES: readonly Mode[] = ['test', 'sandbox', 'live'];
 /**
  * A sum of minor units: a JSON integer of any size. Past 2^53 − 1 the dashboard's reader
- * (json.ts) keeps it as a string of its exact digits.
+ * (json.ts) keeps it as a string of its exact digits; the generated types say so for every
+ * money sum (scripts/contract-types.ts).
  */
 export type MinorSum = number | string;
 
 export const PAYMENT_STATUSES = ['initiated', 'succeeded', 'failed', 'canceled'] as const;
 
-export interface CurrencyTotals {
-  currency: string;
-  succeeded_count: number;
-  succeeded_minor: MinorSum;
-  refunded_count?: number;
-  refunded_minor: MinorSum;
-  /** The ledger's sum over the window (docs/api.md#ledger). */
-  net_minor: MinorSum;
-  /** What disputes took back, net of the ones won. */
-  disputed_minor?: MinorSum;
-  failed_count?: number;
-  canceled_count?: number;
-  initiated_count?: number;
-}
+export type Summary = Schemas['Summary'];
+export type CurrencyTotals = Summary['by_currency'][number];
+export type AppSummary = Summary['by_app'][number];
+export type ProviderSummary = Summary['by_provider'][number];
+/** The counts an app's row and a provider's row share; only an app's has money per currency. */
+export type CountFields = Omit<ProviderSummary, 'provider'> & {
+  by_currency?: AppSummary['by_currency'];
+};
+export type Timeseries = Schemas['Timeseries'];
 
-export interface CountFields {
-  succeeded_count: number;
-  refunded_count?: number;
-  failed_count?: number;
-  canceled_count?: number;
-  initiated_count?: number;
-  by_currency?: CurrencyTotals[];
-}
-
-export interface AppSummary extends CountFields {
-  app_id: string;
-  app_name: string;
-  app_mode: Mode;
-}
-
-export interface ProviderSummary extends CountFields {
-  provider: string;
-}
-
-export interface Summary {
-  since: string;
-  as_of: string;
-  mode: string;
-  by_app: AppSummary[];
-  by_provider: ProviderSummary[];
-  by_currency: CurrencyTotals[];
-}
-
-export interface Timeseries {
-  days: number;
-  mode: string;
-  buckets: { day: string; currency: string; succeeded_count: number; succeeded_minor: MinorSum }[];
-}
-
-export interface PaymentRow {
-  id: string;
-  mode: Mode;
-  status: string;
-  amount_minor: number;
-  currency: string;
-  method: string;
-  provider: string;
-  refund_status: string | null;
-  /** The amount of the refund refund_status describes (docs/api.md#payment-list). */
-  refund_amount_minor?: number | null;
-  created_at: string;
-  app_id?: string;
-  invoice_number?: string | null;
-  [field: string]: unknown;
-}
-
-export interface RefundRow {
-  id: string;
-  mode: Mode;
-  amount_minor: number;
-  payment_id?: string;
-  status?: string;
-  currency?: string;
-  reason?: string;
-  provider_ref?: string;
-  created_at?: string;
-  [field: string]: unknown;
-}
-
+export type PaymentRow = Schemas['PaymentList']['payments'][number];
+export type RefundRow = Schemas['AdminRefund'];
 /** docs/api.md#dispute-object. */
-export interface DisputeRow {
-  dispute_id: string;
-  payment_id: string;
-  app_id: string;
-  provider: string;
-  provider_ref: string;
-  status: string;
-  amount_minor: number;
-  currency: string;
-  reason: string;
-  opened_at: string;
-  closed_at: string | null;
-  evidence_due_by: string | null;
-  mode: Mode;
-}
+export type DisputeRow = Schemas['Dispute'];
 
 export const DISPUTE_STATUSES = ['open', 'won', 'lost'] as const;
 
-export interface DeliveryAttempt {
-  [field: string]: unknown;
-}
+export type PaymentDetail = Schemas['PaymentDetail'];
+export type PaymentDelivery = PaymentDetail['deliveries'][number];
+export type InboundEvent = Schemas['InboundEventList']['events'][number];
 
-export interface PaymentDelivery {
-  [field: string]: unknown;
-  attempts?: DeliveryAttempt[] | number;
-}
+export type Balances = Schemas['Balances'];
+export type Balance = Balances['balances'][number];
+export type Payouts = Schemas['Payouts'];
+export type Payout = Payouts['payouts'][number];
 
-export interface PaymentDetail {
-  [field: string]: unknown;
-  status: string;
-  amount_minor: number;
-  currency: string;
-  last_error?: string;
-  refund?: RefundRow | null;
-  disputes?: DisputeRow[];
-  deliveries?: PaymentDelivery[];
-}
-
-export interface InboundEvent {
-  id: number;
-  provider: string;
-  received_at: string;
-  signature_valid: boolean;
-  event_type: string | null;
-  payment_id: string | null;
-  outcome: string;
-  raw_body: string;
-}
-
-export interface Balance {
-  provider: string;
-  mode?: Mode;
-  source: string;
-  currency: string;
-  available_minor: MinorSum;
-  as_of?: string;
-  /** Why a provider with a balance API shows a calculated figure. */
-  error?: string;
-}
-
-export interface Balances {
-  balances: Balance[];
-  errors?: { provider: string; mode: Mode; error: string }[];
-}
-
-export interface Payout {
-  provider: string;
-  mode?: Mode;
-  source: string;
-  items: Record<string, unknown>[];
-  error?: string;
-}
-
-export interface Payouts {
-  since?: string;
-  until?: string;
-  payouts: Payout[];
-}
-
-export interface App {
-  app_id: string;
-  name: string;
-  mode: Mode;
-  api_key: string;
-  webhook_url: string | null;
-  allowed_providers: string[];
-  allowed_methods: Record<string, string[]>;
-  created_at: string;
-}
-
-export interface AppSecrets extends App {
-  signing_secret: string;
-  webhook_secret: string;
-}
-
-export interface Delivery {
-  delivery_id: string;
-  event_id: string;
-  event_type: string;
-  app_id: string;
-  payment_id: string | null;
-  status: string;
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  /** The last attempt's answer, its first 1 KiB as text (docs/api.md#deliveries). */
-  last_response_body?: string | null;
-  next_attempt_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type App = Schemas['App'];
+export type AppSecrets = Schemas['AppWithSecrets'];
+export type Delivery = Schemas['DeliveryList']['deliveries'][number];
 
 /** Every method each provider supports (the gateway's routing table, docs/api.md#apps defaults). */
 export const PROVIDER_METHODS: Record<string, readonly string[]> = {
@@ -212,41 +56,9 @@ export const PROVIDER_METHODS: Record<string, readonly string[]> = {
 };
 export const PROVIDERS = Object.keys(PROVIDER_METHODS);
 
-export interface LastCheck {
-  at: string;
-  asked: string;
-  learned: string;
-}
-
-export interface StuckPayment {
-  id: string;
-  app_id: string;
-  mode: Mode;
-  status: string;
-  amount_minor: number;
-  currency: string;
-  method: string;
-  provider: string;
-  provider_ref: string | null;
-  provider_deadline: string | null;
-  created_at: string;
-  last_check: LastCheck | null;
-}
-
-export interface StuckRefund {
-  id: string;
-  payment_id: string;
-  app_id: string;
-  mode: Mode;
-  status: string;
-  amount_minor: number;
-  currency: string;
-  provider: string;
-  provider_ref: string | null;
-  created_at: string;
-  updated_at: string;
-  last_check: LastCheck | null;
-}
+export type StuckPayment = Schemas['Stuck']['payments'][number];
+export type StuckRefund = Schemas['Stuck']['refunds'][number];
+export type LastCheck = NonNullable<StuckPayment['last_check']>;
 
 export const AUDIT_ACTIONS = [
   'app.create',
@@ -273,42 +85,11 @@ export const AUDIT_ACTIONS = [
   'admin_token.update',
 ] as const;
 
-export interface AuditEntry {
-  id: number;
-  at: string;
-  action: string;
-  target_type: string;
-  target_id: string;
-  outcome: string;
-  request_id: string;
-  source_ip: string;
-  details: Record<string, unknown>;
-  /** root (ADMIN_TOKEN) or the operator id. */
-  actor: string;
-  actor_email: string | null;
-  actor_token_name: string | null;
-}
+export type AuditEntry = Schemas['AuditList']['entries'][number];
 
 /** docs/api.md#operators */
-export interface Operator {
-  id: string;
-  email: string;
-  name: string;
-  role: 'viewer' | 'support' | 'finance' | 'admin';
-  disabled: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface OperatorToken {
-  id: string;
-  operator_id: string;
-  name: string;
-  created_at: string;
-  expires_at: string;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
+export type Operator = Schemas['Operator'];
+export type OperatorToken = Schemas['OperatorToken'];
 
 /** Who did it, as the audit log names them. */
 export function actorText(e: Pick<AuditEntry, 'actor' | 'actor_email' | 'actor_token_name'>) {
@@ -326,21 +107,7 @@ export const LEDGER_TYPES = [
   'late_charge_refund',
 ] as const;
 
-export interface LedgerEntry {
-  id: string;
-  type: (typeof LEDGER_TYPES)[number];
-  payment_id: string;
-  refund_id: string | null;
-  dispute_id: string | null;
-  exception_id: string | null;
-  app_id: string;
-  provider: string;
-  mode: Mode;
-  currency: string;
-  amount_minor: number;
-  fee_minor: number | null;
-  occurred_at: string;
-}
+export type LedgerEntry = Schemas['LedgerEntry'];
 
 /** Event kinds an endpoint may subscribe to (docs/api.md#event-kinds). */
 export const EVENT_TYPES = [
@@ -356,77 +123,10 @@ export const EVENT_TYPES = [
 ] as const;
 
 /** GET /admin/apps/{id}/endpoints rows (docs/api.md#webhook-endpoints). */
-export interface Endpoint {
-  endpoint_id: string;
-  app_id: string;
-  url: string;
-  event_types: string[];
-  description: string;
-  disabled: boolean;
-  disabled_reason: string | null;
-  rotates_at: string | null;
-  failing_since: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface EndpointStats {
-  endpoint_id: string;
-  days: number;
-  attempts: number;
-  delivered: number;
-  failed: number;
-  success_rate: number | null;
-  latency_ms: { p50: number | null; p90: number | null; p99: number | null };
-  recent_attempts: {
-    delivery_id: string;
-    event_id: string;
-    event_type: string;
-    attempt: number;
-    started_at: string;
-    duration_ms: number;
-    status_code: number | null;
-    error: string | null;
-    response_body: string | null;
-    outcome: string;
-  }[];
-}
+export type Endpoint = Schemas['Endpoint'];
+export type EndpointStats = Schemas['EndpointStats'];
 
 /** docs/api.md#reconciliation */
-export interface ReconciliationItem {
-  kind: 'missing_in_gateway' | 'missing_at_provider' | 'amount_mismatch' | 'status_mismatch';
-  movement: 'charge' | 'refund';
-  provider_ref: string;
-  payment_id: string | null;
-  currency: string;
-  gateway_amount_minor: number | null;
-  provider_amount_minor: number | null;
-  provider_status: string | null;
-  exception_id: string | null;
-}
-
-export interface Reconciliation {
-  provider: string;
-  mode: Mode;
-  date: string;
-  status: 'matched' | 'mismatched' | 'pending';
-  run_id: string | null;
-  ran_at: string | null;
-  import_id: string | null;
-  matched_count: number;
-  gateway_net_minor: number | string;
-  provider_net_minor: number | string;
-  fees_minor: number | string;
-  items: ReconciliationItem[];
-}
-
-export interface ReconciliationImport {
-  import_id: string;
-  provider: string;
-  mode: Mode;
-  date: string;
-  filename: string;
-  row_count: number;
-  uploaded_at: string;
-  uploaded_by: { request_id: string; source_ip: string };
-}
+export type ReconciliationItem = Schemas['ReconciliationItem'];
+export type Reconciliation = Schemas['Reconciliation'];
+export type ReconciliationImport = Schemas['ReconciliationImport'];

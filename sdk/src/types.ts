@@ -1,144 +1,53 @@
 /**
- * The gateway's wire shapes, field for field (snake_case as on the wire). Amounts are
- * integers in the currency's smallest unit: cents for USD, EUR and GBP, whole rupiah for IDR.
+ * The gateway's wire shapes, field for field (snake_case as on the wire), under the names
+ * this SDK has always exported. The shapes themselves are generated from the gateway's
+ * OpenAPI document into contract.gen.ts (`npm run types`); nothing here restates a field.
+ * Amounts are integers in the currency's smallest unit: cents for USD, EUR and GBP, whole
+ * rupiah for IDR.
  */
+import type { components } from './contract.gen.js';
 
-export type PaymentStatus = 'initiated' | 'succeeded' | 'failed' | 'canceled';
-export type FinalPaymentStatus = Exclude<PaymentStatus, 'initiated'>;
-export type RefundStatus = 'initiated' | 'succeeded' | 'failed';
+/**
+ * The document leaves `currency` and `method` open strings (the gateway answers a code it
+ * does not route with 422, not 400); the SDK closes them to the ones the gateway routes, so
+ * a typo fails at compile time. These two lists are the SDK's only hand-written shapes.
+ */
 export type Currency = 'IDR' | 'USD' | 'EUR' | 'GBP';
 export type PaymentMethod =
   'qris' | 'va_bca' | 'va_mandiri' | 'va_bni' | 'va_bri' | 'va_permata' | 'card_psp' | 'wallet_psp';
-export type Metadata = Record<string, unknown>;
+
+/** A generated shape with `currency` and `method` closed; every other field as generated. */
+type Closed<T> = {
+  [K in keyof T]: K extends 'currency' ? Currency : K extends 'method' ? PaymentMethod : T[K];
+};
+type Schemas = { [K in keyof components['schemas']]: Closed<components['schemas'][K]> };
 
 /** Body of POST /v1/payments. */
-export interface CreatePaymentParams {
-  /** Stable per-buyer id from your app; no personal data. */
-  external_user_id: string;
-  /** Buyer email; the IDR provider refuses QR and virtual-account payments without it. */
-  email?: string;
-  amount_minor: number;
-  currency: Currency;
-  method: PaymentMethod;
-  /** Where the provider sends the buyer afterwards (its query string proves nothing). */
-  return_url: string;
-  /** Echoed on webhooks; card payments need `card_psp_product_id`. */
-  metadata?: Metadata;
-  /** 1 to 12 chars: an uppercase letter, then uppercase letters, digits or dashes. */
-  invoice_prefix?: string;
-}
-
+export type CreatePaymentParams = Schemas['CreatePaymentParams'];
 /** 201 answer of POST /v1/payments. */
-export interface CreatedPayment {
-  payment_id: string;
-  status: PaymentStatus;
-  /** Send the buyer here unless you render the QR yourself (qr_string present). */
-  checkout_url: string;
-  /** Only when invoice_prefix was given. */
-  invoice_number?: string;
-  /** Only for qris when the operator enabled direct QR registration. */
-  qr_string?: string;
-  /** Same condition as qr_string. */
-  qr_image_url?: string;
-}
-
+export type CreatedPayment = Schemas['CreatedPayment'];
 /** GET /v1/payments/{payment_id}. */
-export interface Payment {
-  payment_id: string;
-  status: PaymentStatus;
-  amount_minor: number;
-  currency: Currency;
-  method: PaymentMethod;
-  provider: string;
-  provider_ref: string;
-  metadata: Metadata;
-  /** `""` when the payment has none. */
-  invoice_number: string;
-  /** The provider's text of the last failure; `""` when none. */
-  last_error: string;
-  /** RFC 3339, UTC. */
-  created_at: string;
-  updated_at: string;
-}
-
+export type Payment = Schemas['Payment'];
 /** Body of POST /v1/refunds. */
-export interface CreateRefundParams {
-  payment_id: string;
-  /** Omit for a full refund; never more than the payment's amount. */
-  amount_minor?: number;
-  reason?: string;
-}
-
+export type CreateRefundParams = Schemas['CreateRefundParams'];
 /** 201 answer of POST /v1/refunds. */
-export interface Refund {
-  refund_id: string;
-  payment_id: string;
-  status: RefundStatus;
-  amount_minor: number;
-  currency: Currency;
-  provider_ref: string;
-  reason: string;
-  created_at: string;
-}
-
+export type Refund = Schemas['Refund'];
 /** payment.succeeded, payment.failed, payment.canceled. Note `amount`, not `amount_minor`. */
-export interface PaymentEvent {
-  event: 'payment.succeeded' | 'payment.failed' | 'payment.canceled';
-  payment_id: string;
-  status: FinalPaymentStatus;
-  amount: number;
-  currency: Currency;
-  method: PaymentMethod;
-  provider: string;
-  provider_ref: string;
-  /** RFC 3339, UTC: order events by this, not by arrival. */
-  timestamp: string;
-  metadata: Metadata;
-}
-
+export type PaymentEvent = Schemas['PaymentEvent'];
 /** refund.succeeded, refund.failed; metadata is the payment's. */
-export interface RefundEvent {
-  event: 'refund.succeeded' | 'refund.failed';
-  refund_id: string;
-  payment_id: string;
-  status: RefundStatus;
-  amount: number;
-  currency: Currency;
-  provider: string;
-  provider_ref: string;
-  reason: string;
-  timestamp: string;
-  metadata: Metadata;
-}
-
+export type RefundEvent = Schemas['RefundEvent'];
 /** subscription.canceled, subscription.revoked; payment_id is the subscription's first charge. */
-export interface SubscriptionEvent {
-  event: 'subscription.canceled' | 'subscription.revoked';
-  payment_id: string;
-  subscription_id: string;
-  status: 'canceled' | 'revoked';
-  provider: string;
-  timestamp: string;
-  metadata: Metadata;
-}
-
+export type SubscriptionEvent = Schemas['SubscriptionEvent'];
 /**
  * dispute.opened, dispute.closed: sent only to webhook endpoints subscribed to them, never
  * to the app's webhook_url. amount is what the provider took back; metadata is the payment's.
  */
-export interface DisputeEvent {
-  event: 'dispute.opened' | 'dispute.closed';
-  dispute_id: string;
-  payment_id: string;
-  status: 'open' | 'won' | 'lost';
-  amount: number;
-  currency: Currency;
-  provider: string;
-  provider_ref: string;
-  reason: string;
-  timestamp: string;
-  metadata: Metadata;
-}
+export type DisputeEvent = Schemas['DisputeEvent'];
+
+export type PaymentStatus = Payment['status'];
+export type FinalPaymentStatus = Exclude<PaymentStatus, 'initiated'>;
+export type RefundStatus = Refund['status'];
+export type Metadata = Payment['metadata'];
 
 /**
  * Every body the app's webhook_url receives; switch on `event` to narrow it. Dispute events

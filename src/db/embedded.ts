@@ -13,14 +13,10 @@ import { randomBytes } from 'node:crypto';
 import {
   chownSync,
   existsSync,
-  lstatSync,
   mkdirSync,
   readFileSync,
-  realpathSync,
   rmSync,
-  rmdirSync,
   statSync,
-  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -28,26 +24,24 @@ import { userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import {
+  binariesFor,
+  clusterFor,
   DEFAULT_RUNTIME_DIR,
   EmbeddedPostgresError,
-  binariesFor,
-  ensureRuntimeDir,
   errCode,
   fail,
   nativeDir,
   postgresUser,
-  reachable,
   type Log,
   type RunAs,
 } from './embeddedBinaries.js';
 
-// The binaries' part keeps its callers' import of this module.
 export {
   DEFAULT_RUNTIME_DIR,
   EmbeddedPostgresError,
   postgresBinaries,
+  type RunAs,
 } from './embeddedBinaries.js';
-export type { RunAs } from './embeddedBinaries.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -107,49 +101,6 @@ async function stopOrphan(pgDir: string, log: Log): Promise<void> {
   log.info(`stopping an orphaned embedded PostgreSQL (pid ${pid}) left by an earlier run`);
   process.kill(pid, 'SIGINT'); // "fast" shutdown: aborts sessions, keeps data consistent
   for (let i = 0; i < 300 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
-}
-
-/**
- * Run as root: the cluster directory the `postgres` user owns. DATA_DIR/pg itself when that
- * user can reach it, else a new cluster under the runtime directory that DATA_DIR/pg links to.
- */
-function clusterFor(
-  user: RunAs,
-  dataDir: string,
-  runtimeDir: string,
-  log: Log,
-): { dir: string; relocated: boolean } {
-  const link = path.join(dataDir, 'pg');
-  const st = lstatSync(link, { throwIfNoEntry: false });
-  if (st) {
-    const dir = realpathSync(link);
-    if (!reachable(user, dir)) {
-      fail(
-        `the OS user "postgres" cannot reach the embedded cluster ${dir}: make its parent folders traversable (chmod o+x) or move DATA_DIR`,
-      );
-    }
-    return { dir, relocated: st.isSymbolicLink() };
-  }
-  mkdirSync(link, { mode: 0o700 });
-  chownSync(link, user.uid, user.gid);
-  if (reachable(user, link)) return { dir: link, relocated: false };
-  rmdirSync(link);
-  const clusters = path.join(runtimeDir, 'clusters');
-  ensureRuntimeDir(runtimeDir);
-  ensureRuntimeDir(clusters);
-  const dir = path.join(clusters, `${path.basename(dataDir)}-${randomBytes(6).toString('hex')}`);
-  mkdirSync(dir, { mode: 0o700 });
-  chownSync(dir, user.uid, user.gid);
-  if (!reachable(user, dir)) {
-    fail(
-      `the OS user "postgres" cannot reach ${dir}: make ${runtimeDir} and its parents traversable (chmod o+x), or set DATABASE_URL`,
-    );
-  }
-  symlinkSync(dir, link);
-  log.info(
-    `the OS user "postgres" cannot reach ${dataDir}: the embedded cluster lives in ${dir} (${link} links to it)`,
-  );
-  return { dir, relocated: true };
 }
 
 function spawnPg(bin: string, args: string[], user: RunAs | undefined): ChildProcess {

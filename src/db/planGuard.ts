@@ -43,9 +43,13 @@ const MIN_PAGES = 16;
 export async function grownTables(db: Queryable): Promise<string[]> {
   const res = await db.query<{ relname: string }>({
     name: 'plan_guard_grown',
+    // A partitioned hot table (migration 0023) is checked partition by partition: the
+    // parent has no size of its own, and the plans that matter scan the month being written.
     text: `SELECT c.relname FROM pg_class c
        WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'
-         AND c.relname = ANY($1::text[])
+         AND (c.relname = ANY($1::text[])
+              OR c.oid IN (SELECT i.inhrelid FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent
+                           WHERE p.relnamespace = c.relnamespace AND p.relname = ANY($1::text[])))
          AND pg_relation_size(c.oid) / current_setting('block_size')::int
              > greatest($2::int, 2 * c.relpages)`,
     values: [HOT_TABLES, MIN_PAGES],
@@ -79,8 +83,8 @@ export async function analyzeGrownTables(
         [table],
       );
       if (!res.rows[0]?.ok) return 'busy';
-      // The name comes from HOT_TABLES (the query only filters them), never from input.
-      await tx.query(`ANALYZE ${table}`);
+      // The name is a hot table's or one of its partitions' (from pg_class), never input.
+      await tx.query(`ANALYZE "${table}"`);
       const still = await grownTables(tx);
       return still.includes(table) ? 'refused' : 'analysed';
     });

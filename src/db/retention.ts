@@ -14,8 +14,8 @@ export async function purgeOldInbound(
   batch = 1000,
 ): Promise<number> {
   const res = await db.query(
-    `DELETE FROM inbound_events WHERE id IN (
-       SELECT id FROM inbound_events
+    `DELETE FROM inbound_events WHERE (id, received_at) IN (
+       SELECT id, received_at FROM inbound_events
        WHERE received_at < now() - $1 * interval '1 day'
        ORDER BY received_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
     [retentionDays, batch],
@@ -34,8 +34,8 @@ export async function purgeOldDeliveryAttempts(
   batch = 1000,
 ): Promise<number> {
   const res = await db.query(
-    `DELETE FROM delivery_attempts WHERE id IN (
-       SELECT a.id FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+    `DELETE FROM delivery_attempts WHERE (id, started_at) IN (
+       SELECT a.id, a.started_at FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
        WHERE a.started_at < now() - $1 * interval '1 day' AND d.status <> 'pending'
        ORDER BY a.started_at LIMIT $2 FOR UPDATE OF a SKIP LOCKED)`,
     [retentionDays, batch],

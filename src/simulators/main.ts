@@ -3,7 +3,7 @@
  * started with SIMULATORS_URL pointing here (docs/operations.md, "Simulators as their own
  * process").
  */
-import { ConfigError, loadSimulatorsConfig, type SimulatorsConfig } from '../config.js';
+import { ConfigError, loadSimulatorsConfig, type SimulatorsConfig } from './settings.js';
 import { createLogger } from '../logger.js';
 import { startSimulators } from './server.js';
 

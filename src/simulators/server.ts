@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
-import type { SimulatorsConfig } from '../config.js';
+import type { SimulatorsConfig } from './settings.js';
 import { migrate } from '../db/migrate.js';
 import { createPool } from '../db/pool.js';
 import { purgeOldSimObjects } from '../db/retention.js';

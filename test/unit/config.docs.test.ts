@@ -7,13 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { OPERATIONS_MD, withConfigTables } from '../../scripts/configDocs.js';
-import {
-  GATEWAY_SETTINGS,
-  loadConfig,
-  loadSimulatorsConfig,
-  SIMULATORS_SETTINGS,
-  type SettingDoc,
-} from '../../src/config.js';
+import { GATEWAY_SETTINGS, loadConfig, type SettingDoc } from '../../src/config.js';
+import { loadSimulatorsConfig, SIMULATORS_SETTINGS } from '../../src/simulators/settings.js';
 
 type Env = Record<string, string | undefined>;
 

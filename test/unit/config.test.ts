@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig, loadSimulatorsConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadSimulatorsConfig } from '../../src/simulators/settings.js';
 
 const MASTER_KEY = randomBytes(32).toString('hex');
 // Without ADMIN_TOKEN a development configuration keeps a generated token in DATA_DIR.

@@ -1,17 +1,7 @@
-import { query } from '../api';
-import {
-  Badge,
-  Empty,
-  FilterSelect,
-  Link,
-  Load,
-  Money,
-  PageTitle,
-  Time,
-  useApi,
-} from '../components';
+import { Badge, Link, Money, Time } from '../components';
+import { ListPage } from '../ListPage';
 import { shortId } from '../format';
-import { href, navigate, type Location } from '../router';
+import { href, type Location } from '../router';
 import { DISPUTE_STATUSES, MODES, PROVIDERS, type DisputeRow } from '../types';
 
 /** docs/api.md#dispute-object: a dispute's rows, shared by this page and the payment detail. */
@@ -84,61 +74,24 @@ export function Disputes({ loc }: { loc: Location }) {
     provider: loc.params.get('provider') ?? '',
     mode: loc.params.get('mode') ?? '',
   };
-  const before = loc.params.get('before') ?? '';
-  const limit = 50;
-  const r = useApi<{ disputes: DisputeRow[] }>(
-    `/admin/disputes${query({ ...filters, limit, before })}`,
-  );
-  const select = (name: keyof typeof filters, label: string, options: readonly string[]) => (
-    <FilterSelect
-      path="/disputes"
-      filters={filters}
-      name={name}
-      label={label}
-      all="all"
-      values={options}
-    />
-  );
   return (
-    <>
-      <PageTitle title="Disputes">Disputes</PageTitle>
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        {select('status', 'Status', DISPUTE_STATUSES)}
-        {select('provider', 'Provider', PROVIDERS)}
-        {select('mode', 'Mode', MODES)}
-      </form>
-      <Load r={r} what="disputes">
-        {({ disputes }) => {
-          const last = disputes[disputes.length - 1];
-          return (
-            <>
-              {disputes.length === 0 ? (
-                <Empty>{before ? 'No older disputes.' : 'No disputes.'}</Empty>
-              ) : (
-                <DisputeTable disputes={disputes} withPayment />
-              )}
-              <nav class="pager" aria-label="Pages">
-                <button
-                  type="button"
-                  disabled={!before}
-                  onClick={() => navigate(href('/disputes', filters))}
-                >
-                  ← Newest
-                </button>
-                <button
-                  type="button"
-                  disabled={disputes.length < limit || !last}
-                  onClick={() =>
-                    last && navigate(href('/disputes', { ...filters, before: last.dispute_id }))
-                  }
-                >
-                  Older →
-                </button>
-              </nav>
-            </>
-          );
-        }}
-      </Load>
-    </>
+    <ListPage<keyof typeof filters, DisputeRow>
+      title="Disputes"
+      path="/disputes"
+      api="/admin/disputes"
+      field="disputes"
+      what="disputes"
+      noun="disputes"
+      filters={filters}
+      selects={[
+        { name: 'status', label: 'Status', all: 'all', values: DISPUTE_STATUSES },
+        { name: 'provider', label: 'Provider', all: 'all', values: PROVIDERS },
+        { name: 'mode', label: 'Mode', all: 'all', values: MODES },
+      ]}
+      before={loc.params.get('before') ?? ''}
+      cursor={(d) => d.dispute_id}
+    >
+      {(disputes) => <DisputeTable disputes={disputes} withPayment />}
+    </ListPage>
   );
 }

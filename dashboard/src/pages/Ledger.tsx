@@ -1,17 +1,7 @@
-import { query } from '../api';
-import {
-  Badge,
-  Empty,
-  FilterSelect,
-  Link,
-  Load,
-  Money,
-  PageTitle,
-  Time,
-  useApi,
-} from '../components';
+import { Badge, Link, Money, Time } from '../components';
+import { ListPage } from '../ListPage';
 import { shortId } from '../format';
-import { href, navigate, type Location } from '../router';
+import { href, type Location } from '../router';
 import { LEDGER_TYPES, MODES, PROVIDERS, type LedgerEntry } from '../types';
 
 const CURRENCIES = ['EUR', 'GBP', 'IDR', 'USD'] as const;
@@ -28,123 +18,94 @@ export function Ledger({ loc }: { loc: Location }) {
     type: loc.params.get('type') ?? '',
     mode: loc.params.get('mode') ?? '',
   };
-  const before = loc.params.get('before') ?? '';
-  const limit = 50;
-  const r = useApi<{ entries: LedgerEntry[] }>(`/admin/ledger${query({ ...f, limit, before })}`);
-  const select = (name: keyof typeof f, all: string, values: readonly string[]) => (
-    <FilterSelect
-      path="/ledger"
-      filters={f}
-      name={name}
-      label={name[0]?.toUpperCase() + name.slice(1)}
-      all={all}
-      values={values}
-    />
-  );
   return (
-    <>
-      <PageTitle title="Ledger">Ledger</PageTitle>
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        {select('provider', 'all providers', PROVIDERS)}
-        {select('currency', 'all currencies', CURRENCIES)}
-        {select('type', 'all types', LEDGER_TYPES)}
-        {select('mode', 'all modes', MODES)}
-      </form>
-      <Load r={r} what="ledger entries">
-        {({ entries }) => {
-          const last = entries[entries.length - 1];
-          const one = f.currency !== '' && entries.length > 0;
-          // Entries are at most 2^53 − 1 each and a page holds 50: a Number sum stays exact.
-          const pageSum = entries.reduce((s, e) => s + e.amount_minor, 0);
-          return (
-            <>
-              {entries.length === 0 ? (
-                <Empty>{before ? 'No older entries.' : 'No entries.'}</Empty>
-              ) : (
-                <div class="table-wrap">
-                  <table id="ledger-table">
-                    <thead>
-                      <tr>
-                        <th>Entry</th>
-                        <th>Occurred</th>
-                        <th>Type</th>
-                        <th class="num">Amount</th>
-                        <th class="num">Fee</th>
-                        <th>Provider</th>
-                        <th>Payment</th>
-                        <th>Mode</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {entries.map((e) => (
-                        <tr key={e.id} data-id={e.id} data-type={e.type}>
-                          <td class="mono" title={e.id}>
-                            {shortId(e.id)}
-                          </td>
-                          <td>
-                            <Time iso={e.occurred_at} />
-                          </td>
-                          <td>
-                            <Badge value={e.type} />
-                          </td>
-                          <td class="num" data-field="amount_minor">
-                            <Money minor={e.amount_minor} currency={e.currency} />
-                          </td>
-                          <td class="num">
-                            {e.fee_minor === null ? (
-                              '—'
-                            ) : (
-                              <Money minor={e.fee_minor} currency={e.currency} />
-                            )}
-                          </td>
-                          <td>{e.provider}</td>
-                          <td>
-                            <Link
-                              class="mono"
-                              href={href(`/payments/${e.payment_id}`)}
-                              title={e.payment_id}
-                            >
-                              {shortId(e.payment_id)}
-                            </Link>
-                          </td>
-                          <td>{e.mode}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                    {one && (
-                      <tfoot>
-                        <tr>
-                          <th colSpan={3}>This page</th>
-                          <td class="num" id="ledger-page-sum">
-                            <Money minor={pageSum} currency={f.currency} />
-                          </td>
-                          <td colSpan={4} />
-                        </tr>
-                      </tfoot>
-                    )}
-                  </table>
-                </div>
+    <ListPage<keyof typeof f, LedgerEntry>
+      title="Ledger"
+      path="/ledger"
+      api="/admin/ledger"
+      field="entries"
+      what="ledger entries"
+      noun="entries"
+      filters={f}
+      selects={[
+        { name: 'provider', label: 'Provider', all: 'all providers', values: PROVIDERS },
+        { name: 'currency', label: 'Currency', all: 'all currencies', values: CURRENCIES },
+        { name: 'type', label: 'Type', all: 'all types', values: LEDGER_TYPES },
+        { name: 'mode', label: 'Mode', all: 'all modes', values: MODES },
+      ]}
+      before={loc.params.get('before') ?? ''}
+      cursor={(e) => e.id}
+    >
+      {(entries) => {
+        const one = f.currency !== '' && entries.length > 0;
+        // Entries are at most 2^53 − 1 each and a page holds 50: a Number sum stays exact.
+        const pageSum = entries.reduce((s, e) => s + e.amount_minor, 0);
+        return (
+          <div class="table-wrap">
+            <table id="ledger-table">
+              <thead>
+                <tr>
+                  <th>Entry</th>
+                  <th>Occurred</th>
+                  <th>Type</th>
+                  <th class="num">Amount</th>
+                  <th class="num">Fee</th>
+                  <th>Provider</th>
+                  <th>Payment</th>
+                  <th>Mode</th>
+                </tr>
+              </thead>
+              <tbody>
+                {entries.map((e) => (
+                  <tr key={e.id} data-id={e.id} data-type={e.type}>
+                    <td class="mono" title={e.id}>
+                      {shortId(e.id)}
+                    </td>
+                    <td>
+                      <Time iso={e.occurred_at} />
+                    </td>
+                    <td>
+                      <Badge value={e.type} />
+                    </td>
+                    <td class="num" data-field="amount_minor">
+                      <Money minor={e.amount_minor} currency={e.currency} />
+                    </td>
+                    <td class="num">
+                      {e.fee_minor === null ? (
+                        '—'
+                      ) : (
+                        <Money minor={e.fee_minor} currency={e.currency} />
+                      )}
+                    </td>
+                    <td>{e.provider}</td>
+                    <td>
+                      <Link
+                        class="mono"
+                        href={href(`/payments/${e.payment_id}`)}
+                        title={e.payment_id}
+                      >
+                        {shortId(e.payment_id)}
+                      </Link>
+                    </td>
+                    <td>{e.mode}</td>
+                  </tr>
+                ))}
+              </tbody>
+              {one && (
+                <tfoot>
+                  <tr>
+                    <th colSpan={3}>This page</th>
+                    <td class="num" id="ledger-page-sum">
+                      <Money minor={pageSum} currency={f.currency} />
+                    </td>
+                    <td colSpan={4} />
+                  </tr>
+                </tfoot>
               )}
-              <nav class="pager" aria-label="Pages">
-                <button
-                  type="button"
-                  disabled={!before}
-                  onClick={() => navigate(href('/ledger', f))}
-                >
-                  ← Newest
-                </button>
-                <button
-                  type="button"
-                  disabled={entries.length < limit || !last}
-                  onClick={() => last && navigate(href('/ledger', { ...f, before: last.id }))}
-                >
-                  Older →
-                </button>
-              </nav>
-            </>
-          );
-        }}
-      </Load>
-    </>
+            </table>
+          </div>
+        );
+      }}
+    </ListPage>
   );
 }
