@@ -11,11 +11,13 @@
  * The soak (bench/soak.ts) runs only when named:
  * BENCH_SOAK_MINUTES (default 30), BENCH_SOAK_RATE (default half the measured maximum).
  * Storage per payment (bench/storage.ts) too: BENCH_STORAGE_PAYMENTS (default 20,000).
+ * And the admin searches at ten million payments (bench/search10m.ts): BENCH_SEARCH_DB.
  */
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchDatabase, machine, simulatorsApart } from './lib/env.js';
 import { benchAdmin } from './admin.js';
+import { benchSearch10m } from './search10m.js';
 import { benchReconciliation } from './reconciliation.js';
 import { benchOperatorAuth } from './operators.js';
 import { benchSoak } from './soak.js';
@@ -49,6 +51,8 @@ const SCENARIOS: Record<string, Scenario> = {
   soak: benchSoak,
   storage: benchStorage,
   endpoints: benchEndpoints,
+  // Every admin search at ten million payments; BENCH_SEARCH_DB names a seeded database.
+  search10m: benchSearch10m,
 };
 const DEFAULT_SCENARIOS = ['get', 'create', 'webhook', 'admin'];
 

@@ -41,6 +41,7 @@ export async function seedMillion(
   await c.connect();
   try {
     await c.query(`SET synchronous_commit = off`);
+    await c.query(`SET maintenance_work_mem = '512MB'`);
     // Bulk load without per-row triggers (report_days invalidation) or foreign key checks;
     // the rollup is dropped at the end instead.
     await c.query(`SET session_replication_role = replica`);
@@ -58,6 +59,11 @@ export async function seedMillion(
     // g decides everything: app by g % 6, provider and currency by g % 10, status by g % 100,
     // creation time by a multiplicative hash of g spread over the window.
     log(`inserting ${o.payments} payments over ${o.spreadDays} days`);
+    // Ten million rows inserted one by one into nine indexes in random (hash) order would
+    // take hours; the secondary indexes are dropped and built again after the load, sorted,
+    // in the same transaction, so a failure leaves the table as it was.
+    await c.query('BEGIN');
+    const payIdx = await dropSecondaryIndexes(c, 'payments');
     await c.query(
       `INSERT INTO payments (id, app_id, mode, status, amount_minor, currency, method, provider,
          provider_ref, external_user_id, email, return_url, metadata, last_error, finalized_at,
@@ -81,6 +87,9 @@ export async function seedMillion(
                                          'card_psp','wallet_psp','wallet_psp'])[g % 10 + 1] AS method) k`,
       [apps, modes, o.payments, o.spreadDays],
     );
+    log(`building ${payIdx.length} indexes of payments again`);
+    for (const def of payIdx) await c.query(def);
+    await c.query('COMMIT');
     log(`inserting ${o.refunds} refunds`);
     // Every seventh succeeded payment (by id order, which is a hash order) is refunded, up to
     // REFUNDS; a refund succeeds within three days of the payment, never in the future.
@@ -121,17 +130,23 @@ export async function seedMillion(
     );
     log('seeding late charges, additional refunds and disputes');
     await seedMovements(c);
-    await c.query(`SET session_replication_role = origin`);
     // The ledger the gateway would have booked for these rows (the reports sum it, D16). A
     // database of a version before the ledger (measured as "before", docs/performance.md)
     // has no backfill function and no disputes: it gets the same payments and refunds.
     if (await exists(c, `SELECT to_regproc('ledger_backfill') IS NOT NULL AS ok`)) {
       log('booking the ledger');
+      // Still in replica mode: the per-row trigger that drops past days from the rollup is
+      // skipped (report_days is emptied below anyway), and the indexes are built after.
+      await c.query('BEGIN');
+      const ledgerIdx = await dropSecondaryIndexes(c, 'ledger_entries');
       await c.query('SELECT ledger_backfill()');
+      for (const def of ledgerIdx) await c.query(def);
+      await c.query('COMMIT');
       if (await exists(c, `SELECT to_regclass('disputes') IS NOT NULL AS ok`)) {
         await seedDisputes(c);
       }
     }
+    await c.query(`SET session_replication_role = origin`);
     await c.query('DELETE FROM report_days');
     log('vacuum analyze');
     await c.query('VACUUM ANALYZE payments');
@@ -153,6 +168,22 @@ export async function seedMillion(
   } finally {
     await c.end();
   }
+}
+
+/**
+ * Drops the indexes of `table` that back no constraint and answers their definitions, to be
+ * run again once the rows are in (a sorted build is much faster than row-by-row inserts).
+ */
+async function dropSecondaryIndexes(c: pg.Client, table: string): Promise<string[]> {
+  const { rows } = await c.query<{ name: string; def: string }>(
+    `SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS def
+     FROM pg_index i
+     WHERE i.indrelid = $1::regclass
+       AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)`,
+    [table],
+  );
+  for (const r of rows) await c.query(`DROP INDEX ${r.name}`);
+  return rows.map((r) => r.def);
 }
 
 async function exists(c: pg.Client, sql: string): Promise<boolean> {

@@ -812,8 +812,11 @@ export interface components {
     ReconciliationItem: {
       /** @enum {string} */
       kind: 'missing_in_gateway' | 'missing_at_provider' | 'amount_mismatch' | 'status_mismatch';
-      /** @enum {string} */
-      movement: 'charge' | 'refund';
+      /**
+       * @description dispute: money the provider took back (a chargeback, a reversal, a hold for a case) or gave back (a case won); its amounts are the net of the payment's dispute movements left unpaired.
+       * @enum {string}
+       */
+      movement: 'charge' | 'refund' | 'dispute';
       /** @description The provider's id of the movement. */
       provider_ref: string;
       payment_id: string | null;
@@ -822,6 +825,16 @@ export interface components {
       provider_amount_minor: number | null;
       provider_status: ('completed' | 'pending' | 'failed' | 'reversed') | null;
       exception_id: string | null;
+    };
+    /** @description One currency's sums of the day (docs/api.md#reconciliation). */
+    ReconciliationCurrencyTotals: {
+      currency: string;
+      /** @description Exact at any size: past 2^53 - 1 read it with a big-integer-aware JSON parser (docs/api.md#money). */
+      gateway_net_minor: number | string;
+      /** @description Exact at any size: past 2^53 - 1 read it with a big-integer-aware JSON parser (docs/api.md#money). */
+      provider_net_minor: number | string;
+      /** @description Exact at any size: past 2^53 - 1 read it with a big-integer-aware JSON parser (docs/api.md#money). */
+      fees_minor: number | string;
     };
     /** @description docs/api.md#reconciliation */
     Reconciliation: {
@@ -837,12 +850,8 @@ export interface components {
       ran_at: string | null;
       import_id: string | null;
       matched_count: number;
-      /** @description Exact at any size: past 2^53 - 1 read it with a big-integer-aware JSON parser (docs/api.md#money). */
-      gateway_net_minor: number | string;
-      /** @description Exact at any size: past 2^53 - 1 read it with a big-integer-aware JSON parser (docs/api.md#money). */
-      provider_net_minor: number | string;
-      /** @description Exact at any size: past 2^53 - 1 read it with a big-integer-aware JSON parser (docs/api.md#money). */
-      fees_minor: number | string;
+      /** @description The day's sums per currency, alphabetical (only currencies with a movement); amounts of two currencies are never added. */
+      by_currency: components['schemas']['ReconciliationCurrencyTotals'][];
       items: components['schemas']['ReconciliationItem'][];
     };
     /** @description docs/api.md#reconciliation-imports */

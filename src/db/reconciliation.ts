@@ -1,104 +1,17 @@
-/** SQL of reconciliation (migration 0017): the gateway's side of a day, runs, items, claims. */
+/**
+ * SQL of reconciliation (migrations 0017, 0025): the ledger entries compared, runs, items,
+ * claims. The day's two sides are read in db/reconciliationStaging.ts.
+ */
 import { newId } from '../domain/ids.js';
-import type { GatewayRow, MovementType, ReconciliationItem } from '../domain/reconciliation.js';
+import type { MovementType, ReconciliationItem } from '../domain/reconciliation.js';
 import type { Mode } from '../domain/types.js';
 import type { Queryable } from './pool.js';
 
 /** Ledger types compared with the provider's record, by the movement they are. */
-const LEDGER_MOVEMENT = `CASE WHEN l.type IN ('charge', 'late_charge') THEN 'charge' ELSE 'refund' END`;
-const COMPARED_TYPES = `l.type IN ('charge', 'late_charge', 'refund', 'late_charge_refund')`;
-
-interface GatewayRowDb {
-  id: string;
-  movement: MovementType;
-  payment_id: string;
-  payment_ref: string | null;
-  refund_ref: string | null;
-  currency: string;
-  amount_minor: string;
-  occurred_at: Date;
-}
-
-export interface GatewayMovement extends GatewayRow {
-  ledgerId: string;
-}
-
-const SELECT_GATEWAY = `SELECT l.id, ${LEDGER_MOVEMENT} AS movement, l.payment_id,
-    p.provider_ref AS payment_ref, r.provider_ref AS refund_ref, l.currency,
-    l.amount_minor::text AS amount_minor, l.occurred_at
-  FROM ledger_entries l JOIN payments p ON p.id = l.payment_id
-  LEFT JOIN refunds r ON r.id = l.refund_id`;
-
-function toGateway(r: GatewayRowDb, inDay: (d: Date) => boolean): GatewayMovement {
-  return {
-    ledgerId: r.id,
-    type: r.movement,
-    paymentId: r.payment_id,
-    providerRef: r.refund_ref ?? r.payment_ref,
-    refundRef: r.refund_ref,
-    currency: r.currency,
-    amountMinor: Number(r.amount_minor),
-    inDay: inDay(r.occurred_at),
-  };
-}
-
-/** The charges and refunds the gateway booked for a provider and mode in [since, until). */
-export async function gatewayMovements(
-  db: Queryable,
-  provider: string,
-  mode: Mode,
-  since: Date,
-  until: Date,
-  inDay: (d: Date) => boolean,
-): Promise<GatewayMovement[]> {
-  const res = await db.query<GatewayRowDb>(
-    `${SELECT_GATEWAY}
-     WHERE l.occurred_at >= $3 AND l.occurred_at < $4 AND l.provider = $1 AND l.mode = $2
-       AND ${COMPARED_TYPES}`,
-    [provider, mode, since, until],
-  );
-  return res.rows.map((r) => toGateway(r, inDay));
-}
-
-/** The same for given payments, whenever booked (a movement the gateway learned of late). */
-export async function gatewayMovementsOfPayments(
-  db: Queryable,
-  paymentIds: string[],
-  inDay: (d: Date) => boolean,
-): Promise<GatewayMovement[]> {
-  if (paymentIds.length === 0) return [];
-  const res = await db.query<GatewayRowDb>(
-    `${SELECT_GATEWAY} WHERE l.payment_id = ANY($1::text[]) AND ${COMPARED_TYPES}`,
-    [paymentIds],
-  );
-  return res.rows.map((r) => toGateway(r, inDay));
-}
-
-/**
- * The gateway's payments named by the provider, by our id or by the provider's reference:
- * each name found maps to the payment id (of this provider and mode only).
- */
-export async function resolvePayments(
-  db: Queryable,
-  provider: string,
-  mode: Mode,
-  ids: string[],
-  refs: string[],
-): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const res = await db.query<{ id: string; provider_ref: string | null }>(
-    `SELECT id, provider_ref FROM payments
-     WHERE provider = $1 AND mode = $2
-       AND (id = ANY($3::text[]) OR provider_ref = ANY($4::text[]))`,
-    [provider, mode, ids, refs],
-  );
-  const byRef = refs.length > 0;
-  for (const r of res.rows) {
-    out.set(`id:${r.id}`, r.id);
-    if (byRef && r.provider_ref !== null) out.set(`ref:${r.provider_ref}`, r.id);
-  }
-  return out;
-}
+export const LEDGER_MOVEMENT = `CASE WHEN l.type IN ('charge', 'late_charge') THEN 'charge'
+  WHEN l.type IN ('dispute', 'dispute_reversal') THEN 'dispute' ELSE 'refund' END`;
+export const COMPARED_TYPES = `l.type IN ('charge', 'late_charge', 'refund', 'late_charge_refund',
+  'dispute', 'dispute_reversal')`;
 
 export interface RunRow {
   id: string;
@@ -107,9 +20,6 @@ export interface RunRow {
   day: string;
   status: 'matched' | 'mismatched';
   matched_count: number;
-  gateway_net_minor: string;
-  provider_net_minor: string;
-  fees_minor: string;
   import_id: string | null;
   trigger: 'operator' | 'daily';
   started_at: Date;
@@ -124,17 +34,22 @@ export interface StoredItem extends ReconciliationItem {
 const CLEARED_NOTE = 'matched by reconciliation run ';
 
 const RUN_COLUMNS = `id, provider, mode, to_char(day, 'YYYY-MM-DD') AS day, status, matched_count,
-  gateway_net_minor::text, provider_net_minor::text, fees_minor::text, import_id, trigger,
-  started_at, finished_at`;
+  import_id, trigger, started_at, finished_at`;
+
+/** One currency's sums of a run (migration 0025): never added across currencies. */
+export interface RunTotals {
+  currency: string;
+  gatewayNetMinor: bigint;
+  providerNetMinor: bigint;
+  feesMinor: bigint;
+}
 
 export interface NewRun {
   provider: string;
   mode: Mode;
   day: string;
   matchedCount: number;
-  gatewayNetMinor: bigint;
-  providerNetMinor: bigint;
-  feesMinor: bigint;
+  totals: RunTotals[];
   importId: string | null;
   trigger: 'operator' | 'daily';
   startedAt: Date;
@@ -154,8 +69,8 @@ export async function insertRun(
   const id = newId();
   const res = await tx.query<RunRow>(
     `INSERT INTO reconciliation_runs (id, provider, mode, day, status, matched_count,
-       gateway_net_minor, provider_net_minor, fees_minor, import_id, trigger, started_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${RUN_COLUMNS}`,
+       import_id, trigger, started_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${RUN_COLUMNS}`,
     [
       id,
       run.provider,
@@ -163,12 +78,21 @@ export async function insertRun(
       run.day,
       items.length === 0 ? 'matched' : 'mismatched',
       run.matchedCount,
-      run.gatewayNetMinor.toString(),
-      run.providerNetMinor.toString(),
-      run.feesMinor.toString(),
       run.importId,
       run.trigger,
       run.startedAt,
+    ],
+  );
+  await tx.query(
+    `INSERT INTO reconciliation_run_totals (run_id, currency, gateway_net_minor,
+       provider_net_minor, fees_minor)
+     SELECT $1, * FROM unnest($2::text[], $3::numeric[], $4::numeric[], $5::numeric[])`,
+    [
+      id,
+      run.totals.map((t) => t.currency),
+      run.totals.map((t) => t.gatewayNetMinor.toString()),
+      run.totals.map((t) => t.providerNetMinor.toString()),
+      run.totals.map((t) => t.feesMinor.toString()),
     ],
   );
   const prefix = `${run.provider}|${run.mode}|${run.day}|`;
@@ -268,6 +192,22 @@ export async function latestRun(
     [provider, mode, day],
   );
   return res.rows[0] ?? null;
+}
+
+/** A run's sums, one entry per currency, alphabetical. */
+export async function runTotals(db: Queryable, runId: string): Promise<RunTotals[]> {
+  const res = await db.query<{ currency: string; g: string; p: string; f: string }>(
+    `SELECT currency, gateway_net_minor::text AS g, provider_net_minor::text AS p,
+       fees_minor::text AS f
+     FROM reconciliation_run_totals WHERE run_id = $1 ORDER BY currency`,
+    [runId],
+  );
+  return res.rows.map((r) => ({
+    currency: r.currency,
+    gatewayNetMinor: BigInt(r.g),
+    providerNetMinor: BigInt(r.p),
+    feesMinor: BigInt(r.f),
+  }));
 }
 
 interface ItemDb {

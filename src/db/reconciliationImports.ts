@@ -1,9 +1,5 @@
 /** SQL of uploaded settlement report files (migration 0017): stored once per content. */
-import type {
-  FileMovement,
-  MovementType,
-  ProviderMovementStatus,
-} from '../domain/reconciliation.js';
+import type { FileMovement } from '../domain/reconciliation.js';
 import type { Mode } from '../domain/types.js';
 import type { Queryable } from './pool.js';
 
@@ -116,37 +112,6 @@ export async function latestImports(
      WHERE provider = $1 AND mode = $2 AND day = ANY($3::date[])
      ORDER BY day, uploaded_at DESC, id DESC`,
     [provider, mode, days],
-  );
-  return res.rows;
-}
-
-/** A file's movement as reconciliation reads it: the payment named by our id. */
-export interface StoredMovement {
-  type: MovementType;
-  providerRef: string;
-  paymentId: string;
-  status: ProviderMovementStatus;
-  currency: string;
-  amountMinor: number;
-  feeMinor: number | null;
-  occurredAt: Date;
-}
-
-/**
- * The rows of the given uploads, each movement once: listed in two files, it is read from the
- * file earliest in importIds (the caller lists the target day's file first).
- */
-export async function importMovements(
-  db: Queryable,
-  importIds: string[],
-): Promise<StoredMovement[]> {
-  const res = await db.query<StoredMovement>(
-    `SELECT DISTINCT ON (type, provider_ref) type, provider_ref AS "providerRef",
-       payment_ref AS "paymentId", status, currency, amount_minor::float8 AS "amountMinor",
-       fee_minor::float8 AS "feeMinor", occurred_at AS "occurredAt"
-     FROM reconciliation_import_rows WHERE import_id = ANY($1::text[])
-     ORDER BY type, provider_ref, array_position($1::text[], import_id), line`,
-    [importIds],
   );
   return res.rows;
 }

@@ -157,7 +157,7 @@ export async function listWalletMoneyObjects(
 ): Promise<{ kind: string; data: unknown }[]> {
   const res = await db.query<{ kind: string; data: unknown }>(
     `SELECT kind, data FROM sim_objects WHERE provider = 'wallet_psp'
-       AND kind IN ('order', 'capture_refunds', 'payout') AND data->>'clientId' = $1`,
+       AND kind IN ('order', 'capture_refunds', 'payout', 'dispute') AND data->>'clientId' = $1`,
     [clientId],
   );
   return res.rows;

@@ -14,7 +14,11 @@ export const RECONCILIATION_KINDS = [
 ] as const;
 export type ReconciliationKind = (typeof RECONCILIATION_KINDS)[number];
 
-export type MovementType = 'charge' | 'refund';
+/**
+ * A dispute movement is money a provider took back from a payment (a chargeback, a reversal,
+ * a hold for a case) or gave back (a case won): the ledger's dispute and dispute_reversal.
+ */
+export type MovementType = 'charge' | 'refund' | 'dispute';
 /** What the provider says became of a movement: only completed moved money. */
 export type ProviderMovementStatus = 'completed' | 'pending' | 'failed' | 'reversed';
 
@@ -51,7 +55,10 @@ export interface GatewayRow {
   paymentId: string;
   /** The provider's reference: the refund's where it has one, else the payment's. */
   providerRef: string | null;
-  /** A refund's own provider reference (null for charges and refunds without one). */
+  /**
+   * A refund's own provider reference (null for charges and refunds without one). A
+   * dispute's providerRef is its case or transaction id at the provider.
+   */
   refundRef: string | null;
   currency: string;
   amountMinor: number;
@@ -139,27 +146,97 @@ class GatewayIndex {
   }
 }
 
-export function matchMovements(provider: ProviderRow[], gateway: GatewayRow[]): MatchResult {
+type ItemOf = (
+  kind: ReconciliationKind,
+  p: ProviderRow | null,
+  g: GatewayRow | null,
+) => ReconciliationItem;
+
+const sumOf = (rows: { amountMinor: number }[]) => rows.reduce((a, r) => a + r.amountMinor, 0);
+
+/**
+ * Disputes, per payment. The provider books a case's money in steps of its own (PayPal: a
+ * hold T1110, its release T1111, a chargeback T1201, a reversal T1106; Midtrans: a
+ * chargeback row) and the gateway one entry per change of the dispute, under references
+ * the two sides do not share. Movements of the same amount pair first, in order; what is
+ * left on each side must then net to the same sum (a hold released and charged back nets to
+ * the one entry of a lost dispute). One item per payment whose dispute money differs.
+ * Answers how many pairs or nets agree.
+ */
+function matchDisputes(
+  provider: ProviderRow[],
+  gateway: GatewayRow[],
+  item: ItemOf,
+  items: ReconciliationItem[],
+): number {
+  let matched = 0;
+  const byPayment = new Map<string, { p: ProviderRow[]; g: GatewayRow[] }>();
+  const entry = (id: string) => {
+    let e = byPayment.get(id);
+    if (!e) byPayment.set(id, (e = { p: [], g: [] }));
+    return e;
+  };
+  for (const p of provider) {
+    // Only money that moved: a hold still pending at the provider is no movement yet.
+    if (p.status !== 'completed') continue;
+    if (p.paymentId === null) {
+      if (p.inDay) items.push(item('missing_in_gateway', p, null));
+    } else entry(p.paymentId).p.push(p);
+  }
+  for (const g of gateway) entry(g.paymentId).g.push(g);
+  for (const { p: ps, g: gs } of byPayment.values()) {
+    const used = new Set<GatewayRow>();
+    const leftP: ProviderRow[] = [];
+    for (const p of ps) {
+      const g = gs.find(
+        (c) => !used.has(c) && c.amountMinor === p.amountMinor && c.currency === p.currency,
+      );
+      if (!g) leftP.push(p);
+      else {
+        used.add(g);
+        if (p.inDay || g.inDay) matched++;
+      }
+    }
+    const leftG = gs.filter((g) => !used.has(g));
+    if (![...leftP, ...leftG].some((r) => r.inDay)) continue;
+    const sumP = sumOf(leftP);
+    const sumG = sumOf(leftG);
+    const p0 = leftP.find((r) => r.inDay) ?? leftP[0] ?? null;
+    const g0 = leftG.find((r) => r.inDay) ?? leftG[0] ?? null;
+    const withSums = (i: ReconciliationItem) => ({
+      ...i,
+      gatewayAmountMinor: g0 ? sumG : null,
+      providerAmountMinor: p0 ? sumP : null,
+    });
+    if (sumP === sumG) {
+      if (p0 && g0) matched++;
+      // Steps on one side that net to nothing moved no money: no item.
+    } else if (!g0) items.push(withSums(item('missing_in_gateway', p0, null)));
+    else if (!p0) items.push(withSums(item('missing_at_provider', null, g0)));
+    else items.push(withSums(item('amount_mismatch', p0, g0)));
+  }
+  return matched;
+}
+
+export function matchMovements(allProvider: ProviderRow[], allGateway: GatewayRow[]): MatchResult {
+  const provider = allProvider.filter((p) => p.type !== 'dispute');
+  const gateway = allGateway.filter((g) => g.type !== 'dispute');
   const index = new GatewayIndex(gateway);
   const totals = new Map<string, CurrencyTotals>();
   const items: ReconciliationItem[] = [];
   let matchedCount = 0;
 
-  for (const g of gateway) {
+  for (const g of allGateway) {
     if (g.inDay) totalsOf(totals, g.currency).gatewayNetMinor += BigInt(g.amountMinor);
   }
-  for (const p of provider) {
+  for (const p of allProvider) {
     if (!p.inDay || p.status !== 'completed') continue;
     const t = totalsOf(totals, p.currency);
     t.providerNetMinor += BigInt(p.amountMinor);
     if (p.feeMinor !== null) t.feesMinor += BigInt(p.feeMinor);
   }
 
-  const item = (
-    kind: ReconciliationKind,
-    p: ProviderRow | null,
-    g: GatewayRow | null,
-  ): ReconciliationItem => ({
+  const item: ItemOf = (kind, p, g) => ({
     kind,
     movement: (p ?? g)!.type,
     providerRef: p?.providerRef ?? g?.providerRef ?? g?.paymentId ?? '',
@@ -194,6 +271,12 @@ export function matchMovements(provider: ProviderRow[], gateway: GatewayRow[]): 
   for (const g of index.unused()) {
     if (g.inDay) items.push(item('missing_at_provider', null, g));
   }
+  matchedCount += matchDisputes(
+    allProvider.filter((p) => p.type === 'dispute'),
+    allGateway.filter((g) => g.type === 'dispute'),
+    item,
+    items,
+  );
   return { matchedCount, totals, items };
 }
 

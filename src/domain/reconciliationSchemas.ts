@@ -31,7 +31,12 @@ const time: JsonSchema = { type: 'string', format: 'date-time' };
 const ReconciliationItem = closed(
   {
     kind: { type: 'string', enum: [...RECONCILIATION_KINDS] },
-    movement: { type: 'string', enum: ['charge', 'refund'] },
+    movement: {
+      type: 'string',
+      enum: ['charge', 'refund', 'dispute'],
+      description:
+        "dispute: money the provider took back (a chargeback, a reversal, a hold for a case) or gave back (a case won); its amounts are the net of the payment's dispute movements left unpaired.",
+    },
     provider_ref: { type: 'string', description: "The provider's id of the movement." },
     payment_id: orNull({
       ...hex32,
@@ -49,6 +54,16 @@ const ReconciliationItem = closed(
   'One difference; signed amounts: money in positive, money out negative.',
 );
 
+const ReconciliationCurrencyTotals = closed(
+  {
+    currency: { type: 'string' },
+    gateway_net_minor: sum,
+    provider_net_minor: sum,
+    fees_minor: sum,
+  },
+  "One currency's sums of the day (docs/api.md#reconciliation).",
+);
+
 const Reconciliation = closed(
   {
     provider: { type: 'string', enum: [...PROVIDERS] },
@@ -59,9 +74,12 @@ const Reconciliation = closed(
     ran_at: orNull(time),
     import_id: orNull(hex32),
     matched_count: { type: 'integer', minimum: 0 },
-    gateway_net_minor: sum,
-    provider_net_minor: sum,
-    fees_minor: sum,
+    by_currency: {
+      type: 'array',
+      description:
+        "The day's sums per currency, alphabetical (only currencies with a movement); amounts of two currencies are never added.",
+      items: { $ref: '#/components/schemas/ReconciliationCurrencyTotals' },
+    },
     items: { type: 'array', items: { $ref: '#/components/schemas/ReconciliationItem' } },
   },
   'docs/api.md#reconciliation',
@@ -86,6 +104,7 @@ const ReconciliationImport = closed(
 
 export const RECONCILIATION_SCHEMAS = {
   ReconciliationItem,
+  ReconciliationCurrencyTotals,
   Reconciliation,
   ReconciliationImport,
   ReconciliationImportList: closed({

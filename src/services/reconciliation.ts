@@ -7,19 +7,15 @@
  */
 import { withTransaction, type Pool } from '../db/pool.js';
 import * as db from '../db/reconciliation.js';
-import { importMovements, latestImports } from '../db/reconciliationImports.js';
+import { latestImports } from '../db/reconciliationImports.js';
 import { apiError, notConfigured } from '../domain/errors.js';
-import {
-  itemKey,
-  matchMovements,
-  type MatchResult,
-  type ProviderRow,
-} from '../domain/reconciliation.js';
+import { itemKey } from '../domain/reconciliation.js';
 import { isMode, isProvider, type Mode, type ProviderSlug } from '../domain/types.js';
 import { paymentExceptions } from '../metrics.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { ProviderError, type ProviderMovement } from '../providers/types.js';
 import type { Audit } from './audit.js';
+import { pairDay, type ProviderSource } from './reconciliationPairing.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -97,7 +93,7 @@ async function fromFiles(
   deps: ReconciliationDeps,
   t: ReconciliationTarget,
   dayStart: number,
-): Promise<{ movements: ProviderMovement[]; importId: string }> {
+): Promise<{ importIds: string[]; importId: string }> {
   const days = [dayOf(dayStart - DAY_MS), t.date, dayOf(dayStart + DAY_MS)];
   const imports = await latestImports(deps.pool, t.provider, t.mode, days);
   const own = imports.find((i) => i.day === t.date);
@@ -106,62 +102,7 @@ async function fromFiles(
   // day's (the provider's newer word on it), then the previous day's.
   const rank = (day: string) => [t.date, days[2], days[0]].indexOf(day);
   const ordered = [...imports].sort((a, b) => rank(a.day) - rank(b.day));
-  const movements = await importMovements(
-    deps.pool,
-    ordered.map((i) => i.id),
-  );
-  return { movements, importId: own.id };
-}
-
-/** Both sides of the day, paired. Consumes `movements` (emptied once read). */
-export async function matchDay(
-  deps: ReconciliationDeps,
-  t: ReconciliationTarget,
-  movements: ProviderMovement[],
-  dayStart: number,
-): Promise<MatchResult> {
-  const slack = deps.slackHours * HOUR_MS;
-  const inDay = (d: Date) => d.getTime() >= dayStart && d.getTime() < dayStart + DAY_MS;
-  const ids = [...new Set(movements.flatMap((m) => (m.paymentId ? [m.paymentId] : [])))];
-  const refs = [
-    ...new Set(movements.flatMap((m) => (m.providerPaymentRef ? [m.providerPaymentRef] : []))),
-  ];
-  const known = await db.resolvePayments(deps.pool, t.provider, t.mode, ids, refs);
-  const provider: ProviderRow[] = movements.map((m) => ({
-    type: m.type,
-    providerRef: m.providerRef,
-    paymentId:
-      (m.paymentId && known.get(`id:${m.paymentId}`)) ||
-      (m.providerPaymentRef && known.get(`ref:${m.providerPaymentRef}`)) ||
-      null,
-    status: m.status,
-    currency: m.currency,
-    amountMinor: m.amountMinor,
-    feeMinor: m.feeMinor,
-    inDay: inDay(m.occurredAt),
-  }));
-  // The caller's list is consumed: a day of movements is held once, not twice (a day can be
-  // a hundred thousand of them).
-  movements.length = 0;
-  const gateway = await db.gatewayMovements(
-    deps.pool,
-    t.provider,
-    t.mode,
-    new Date(dayStart - slack),
-    new Date(dayStart + DAY_MS + slack),
-    inDay,
-  );
-  // A payment of the day whose movement the gateway booked further away (learned late).
-  const seen = new Set(gateway.map((g) => g.paymentId));
-  const late = [
-    ...new Set(
-      provider.flatMap((p) =>
-        p.inDay && p.paymentId && !seen.has(p.paymentId) ? [p.paymentId] : [],
-      ),
-    ),
-  ];
-  for (const g of await db.gatewayMovementsOfPayments(deps.pool, late, inDay)) gateway.push(g);
-  return matchMovements(provider, gateway);
+  return { importIds: ordered.map((i) => i.id), importId: own.id };
 }
 
 /** POST /admin/reconciliation/runs and the daily job: reconciles the day now. */
@@ -175,17 +116,26 @@ export async function runReconciliation(
   const startedAt = new Date(deps.now());
   const dayStart = Date.parse(`${t.date}T00:00:00Z`);
   const slack = deps.slackHours * HOUR_MS;
-  let movements: ProviderMovement[];
+  let source: ProviderSource;
   let importId: string | null = null;
   if (deps.providers.get(t.provider).listMovements) {
     const until = Math.min(dayStart + DAY_MS + slack, deps.now());
-    movements = await fromApi(deps, t, new Date(dayStart - slack), new Date(until));
+    const movements = await fromApi(deps, t, new Date(dayStart - slack), new Date(until));
+    source = { kind: 'api', movements };
   } else {
-    ({ movements, importId } = await fromFiles(deps, t, dayStart));
+    const files = await fromFiles(deps, t, dayStart);
+    source = { kind: 'files', importIds: files.importIds };
+    importId = files.importId;
   }
-  const result = await matchDay(deps, t, movements, dayStart);
-  const totals = [...result.totals.values()];
-  const sum = (f: (x: (typeof totals)[number]) => bigint) => totals.reduce((a, x) => a + f(x), 0n);
+  const result = await pairDay(deps.pool, source, {
+    provider: t.provider,
+    mode: t.mode,
+    since: new Date(dayStart - slack),
+    until: new Date(dayStart + DAY_MS + slack),
+    dayStart: new Date(dayStart),
+    dayEnd: new Date(dayStart + DAY_MS),
+  });
+  const totals = [...result.totals].map(([currency, x]) => ({ currency, ...x }));
   const stored = await withTransaction(deps.pool, async (tx) => {
     // Runs of one day take turns, so two never record the same item twice.
     await db.lockDay(tx, t.provider, t.mode, t.date);
@@ -196,9 +146,7 @@ export async function runReconciliation(
         mode: t.mode,
         day: t.date,
         matchedCount: result.matchedCount,
-        gatewayNetMinor: sum((x) => x.gatewayNetMinor),
-        providerNetMinor: sum((x) => x.providerNetMinor),
-        feesMinor: sum((x) => x.feesMinor),
+        totals,
         importId,
         trigger,
         startedAt,
@@ -255,6 +203,14 @@ export interface ReconciliationItemView {
   exception_id: string | null;
 }
 
+/** One currency's sums of the day: amounts of two currencies are never added. */
+export interface CurrencyTotalsView {
+  currency: string;
+  gateway_net_minor: bigint;
+  provider_net_minor: bigint;
+  fees_minor: bigint;
+}
+
 export interface ReconciliationView {
   provider: string;
   mode: string;
@@ -264,9 +220,7 @@ export interface ReconciliationView {
   ran_at: string | null;
   import_id: string | null;
   matched_count: number;
-  gateway_net_minor: bigint;
-  provider_net_minor: bigint;
-  fees_minor: bigint;
+  by_currency: CurrencyTotalsView[];
   items: ReconciliationItemView[];
 }
 
@@ -286,13 +240,12 @@ export async function getReconciliation(
       ran_at: null,
       import_id: null,
       matched_count: 0,
-      gateway_net_minor: 0n,
-      provider_net_minor: 0n,
-      fees_minor: 0n,
+      by_currency: [],
       items: [],
     };
   }
   const items = await db.runItems(pool, run.id);
+  const totals = await db.runTotals(pool, run.id);
   return {
     provider: run.provider,
     mode: run.mode,
@@ -302,9 +255,12 @@ export async function getReconciliation(
     ran_at: run.finished_at.toISOString(),
     import_id: run.import_id,
     matched_count: run.matched_count,
-    gateway_net_minor: BigInt(run.gateway_net_minor),
-    provider_net_minor: BigInt(run.provider_net_minor),
-    fees_minor: BigInt(run.fees_minor),
+    by_currency: totals.map((x) => ({
+      currency: x.currency,
+      gateway_net_minor: x.gatewayNetMinor,
+      provider_net_minor: x.providerNetMinor,
+      fees_minor: x.feesMinor,
+    })),
     items: items.map((i) => ({
       kind: i.kind,
       movement: i.movement,

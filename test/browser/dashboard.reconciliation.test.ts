@@ -72,18 +72,21 @@ test('upload the day’s file, run it, see the differences and export them', asy
     () => document.querySelector('[data-field="status"]')?.textContent?.trim() === 'mismatched',
   );
   assert.equal(norm(await page.locator('[data-field="matched_count"]').textContent()), '1');
+  // The sums are per currency: idr_psp's day has one row, IDR.
+  const IDR_ROW = '#reconciliation-totals tbody tr[data-currency="IDR"]';
+  assert.equal(await page.locator('#reconciliation-totals tbody tr').count(), 1);
   assert.equal(
-    norm(await page.locator('[data-field="gateway_net_minor"]').textContent()),
+    norm(await page.locator(`${IDR_ROW} [data-field="gateway_net_minor"]`).textContent()),
     money(60_000, 'IDR'),
   );
   // The drifted charge (20,100) and an unknown one (20,000) beside the clean 40,000.
   assert.equal(
-    norm(await page.locator('[data-field="provider_net_minor"]').textContent()),
+    norm(await page.locator(`${IDR_ROW} [data-field="provider_net_minor"]`).textContent()),
     money(80_100, 'IDR'),
   );
   // QRIS 0.7% of each provider charge: 280 + 141 + 140.
   assert.equal(
-    norm(await page.locator('[data-field="fees_minor"]').textContent()),
+    norm(await page.locator(`${IDR_ROW} [data-field="fees_minor"]`).textContent()),
     money(561, 'IDR'),
   );
   const kinds = await page

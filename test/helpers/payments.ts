@@ -42,6 +42,15 @@ const BODIES = {
     method: 'wallet_psp',
     return_url: 'https://shop.example/back',
   }),
+  /** wallet_psp in a second currency: a provider's day can hold several. */
+  walletUsd: (amount: number) => ({
+    external_user_id: 'buyer-4',
+    email: 'wallet-usd@example.com',
+    amount_minor: amount,
+    currency: 'USD',
+    method: 'wallet_psp',
+    return_url: 'https://shop.example/back',
+  }),
 };
 
 export type Kind = keyof typeof BODIES;
@@ -50,6 +59,7 @@ const SLUG: Record<Kind, string> = {
   va: 'idr_psp',
   card: 'card_psp',
   wallet: 'wallet_psp',
+  walletUsd: 'wallet_psp',
 };
 
 export async function createPayment(

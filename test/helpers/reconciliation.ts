@@ -22,10 +22,32 @@ export interface Reconciliation {
   ran_at: string | null;
   import_id: string | null;
   matched_count: number;
+  by_currency: CurrencyTotals[];
+  items: Item[];
+}
+
+export interface CurrencyTotals {
+  currency: string;
   gateway_net_minor: number;
   provider_net_minor: number;
   fees_minor: number;
-  items: Item[];
+}
+
+/** The day's sums in one currency; asserts that the day has no other currency. */
+export function onlyCurrency(
+  r: Reconciliation,
+  currency: string,
+): Omit<CurrencyTotals, 'currency'> {
+  assert.deepEqual(
+    r.by_currency.map((c) => c.currency),
+    [currency],
+  );
+  const c = r.by_currency[0]!;
+  return {
+    gateway_net_minor: c.gateway_net_minor,
+    provider_net_minor: c.provider_net_minor,
+    fees_minor: c.fees_minor,
+  };
 }
 
 export interface ExceptionView {

@@ -163,6 +163,25 @@ describe('GET /admin/payments search', () => {
     assert.deepEqual(await ids('?q=alice&amount_min=1500&created_to=2026-03-03'), [id(2)]);
   });
 
+  test('app_id with mode: the app mode lists its payments, another mode none', async () => {
+    // An app's mode is fixed and its payments carry it (other is live, shop test).
+    assert.deepEqual(await ids(`?app_id=${other.app_id}&mode=live`), [id(5), id(4)]);
+    assert.deepEqual(await ids(`?app_id=${other.app_id}&mode=test`), []);
+    assert.deepEqual(await ids(`?app_id=${shop.app_id}&mode=test&status=failed`), [id(2)]);
+    assert.deepEqual(await ids(`?app_id=${shop.app_id}&mode=sandbox`), []);
+    assert.deepEqual(await ids('?app_id=app_nobody&mode=live'), []);
+    // The answer's mode is the mode asked for, with or without rows.
+    const res = await gw.admin('GET', `/admin/payments?app_id=${other.app_id}&mode=test`);
+    assertStatus(res, 200);
+    assert.deepEqual(res.json(), { mode: 'test', payments: [] });
+    // A bad before is still refused when the app and mode exclude every payment.
+    const bad = await gw.admin(
+      'GET',
+      `/admin/payments?app_id=${other.app_id}&mode=test&before=nope`,
+    );
+    assertError(bad, 400, 'before must be a payment id from a previous page');
+  });
+
   test('search results page with limit and before', async () => {
     assert.deepEqual(await ids('?q=alice&limit=2'), [id(4), id(3)]);
     assert.deepEqual(await ids(`?q=alice&limit=2&before=${id(3)}`), [id(2), id(1)]);

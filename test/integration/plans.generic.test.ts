@@ -212,3 +212,21 @@ test('a table the gateway may not analyse is reported once and not tried again',
     await session.query(`DROP ROLE ${role}`);
   }
 });
+
+test('refunds, read beside every row of the admin payment list, are analysed as they grow', async () => {
+  // Refunds of the payments the first test grew, never analysed (autovacuum off).
+  await session.query(
+    `INSERT INTO refunds (id, payment_id, app_id, mode, status, amount_minor, currency,
+       provider, provider_ref)
+     SELECT md5('refund-' || g), md5(g::text), 'app_plans', 'test', 'succeeded', 1, 'IDR',
+       'idr_psp', 'refund-ref-' || g
+     FROM generate_series(1, 3000) g`,
+  );
+  assert.ok((await grownTables(pool)).includes('refunds'));
+  assert.ok((await analyzeGrownTables(pool)).analysed.includes('refunds'));
+  const { rows } = await session.query<{ n: number }>(
+    `SELECT reltuples::int AS n FROM pg_class WHERE relname = 'refunds'`,
+  );
+  assert.equal(rows[0]?.n, 3000);
+  assert.ok(!(await grownTables(pool)).includes('refunds'));
+});

@@ -16,6 +16,7 @@ import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createPayment, paidPayment, silentAction, simAction } from '../helpers/payments.js';
 import {
   exceptionsOfKind,
+  onlyCurrency,
   reconcile,
   type Item,
   type Reconciliation,
@@ -51,9 +52,7 @@ test('before any run the day is pending', async () => {
     ran_at: null,
     import_id: null,
     matched_count: 0,
-    gateway_net_minor: 0,
-    provider_net_minor: 0,
-    fees_minor: 0,
+    by_currency: [],
     items: [],
   });
 });
@@ -75,10 +74,10 @@ test('a clean day: a charge and a partial refund match, with PayPal fee', async 
       ran_at: null,
       import_id: null,
       matched_count: 2,
-      gateway_net_minor: 9000,
-      provider_net_minor: 9000,
-      // The simulator's PayPal fee on 100.00 EUR: 3.49% plus 0.49.
-      fees_minor: 398,
+      by_currency: [
+        // The simulator's PayPal fee on 100.00 EUR: 3.49% plus 0.49.
+        { currency: 'EUR', gateway_net_minor: 9000, provider_net_minor: 9000, fees_minor: 398 },
+      ],
       items: [],
     },
   );
@@ -127,9 +126,10 @@ test('reconciliation_drift: a changed amount, an unknown charge and a dropped re
   const r = await run();
   assert.equal(r.status, 'mismatched');
   assert.equal(r.matched_count, 2);
-  assert.equal(r.gateway_net_minor, 9000 + 5000 - 700);
+  const eur = onlyCurrency(r, 'EUR');
+  assert.equal(eur.gateway_net_minor, 9000 + 5000 - 700);
   // The provider's side: the first day's 9000, the drifted charge and the unknown one.
-  assert.equal(r.provider_net_minor, 9000 + 5100 + 5000);
+  assert.equal(eur.provider_net_minor, 9000 + 5100 + 5000);
   const byKind = new Map(r.items.map((i) => [i.kind, i]));
   assert.deepEqual([...byKind.keys()].sort(), [
     'amount_mismatch',

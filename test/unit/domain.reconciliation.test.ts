@@ -196,3 +196,50 @@ test('a byte-order mark, LF line ends and quoted fields are read; the day is WIB
       e.message === "settlement file line 3: the row's time is not on 2021-06-22",
   );
 });
+
+test('disputes pair by payment and amount; leftover steps must net to the same sum', () => {
+  const d = (o: Partial<ProviderRow>) => p({ type: 'dispute', feeMinor: null, ...o });
+  const gd = (o: Partial<GatewayRow>) => g({ type: 'dispute', providerRef: 'case-1', ...o });
+  const r = matchMovements(
+    [
+      // A case lost: hold, release, chargeback; the gateway has one entry.
+      d({ paymentId: 'lost', providerRef: 'h', amountMinor: -600 }),
+      d({ paymentId: 'lost', providerRef: 'r', amountMinor: 600 }),
+      d({ paymentId: 'lost', providerRef: 'c', amountMinor: -600 }),
+      // Reported larger than booked.
+      d({ paymentId: 'more', providerRef: 'rv', amountMinor: -510 }),
+      // The gateway never heard of it; a pending hold is no movement.
+      d({ paymentId: 'late', providerRef: 'rv2', amountMinor: -300 }),
+      d({ paymentId: 'held', providerRef: 'h2', amountMinor: -200, status: 'pending' }),
+      // Names no payment of the gateway.
+      d({ paymentId: null, providerRef: 'cb', amountMinor: -50 }),
+    ],
+    [
+      gd({ paymentId: 'lost', amountMinor: -600 }),
+      gd({ paymentId: 'more', amountMinor: -500 }),
+      gd({ paymentId: 'gone', providerRef: 'case-9', amountMinor: -700 }),
+      // Outside the day on both sides: neither an item nor a match.
+      gd({ paymentId: 'old', amountMinor: -100, inDay: false }),
+    ],
+  );
+  assert.equal(r.matchedCount, 1);
+  const view = r.items.map((i) => [
+    i.kind,
+    i.movement,
+    i.paymentId,
+    i.providerRef,
+    i.gatewayAmountMinor,
+    i.providerAmountMinor,
+  ]);
+  assert.deepEqual(view, [
+    ['missing_in_gateway', 'dispute', null, 'cb', null, -50],
+    ['amount_mismatch', 'dispute', 'more', 'rv', -500, -510],
+    ['missing_in_gateway', 'dispute', 'late', 'rv2', null, -300],
+    ['missing_at_provider', 'dispute', 'gone', 'case-9', -700, null],
+  ]);
+  assert.deepEqual(r.totals.get('EUR'), {
+    gatewayNetMinor: -1800n,
+    providerNetMinor: -600n + 600n - 600n - 510n - 300n - 50n,
+    feesMinor: 0n,
+  });
+});

@@ -14,9 +14,39 @@ const PROVIDERS = ['wallet_psp', 'card_psp', 'idr_psp'] as const;
 const DAY_MS = 86_400_000;
 const yesterday = () => new Date(Date.now() - DAY_MS).toISOString().slice(0, 10);
 
-/** An amount of the day's sums: in its currency where the provider has one, else minor units. */
-function Sum({ minor, currency }: { minor: number | string; currency: string | null }) {
-  return currency ? <Money minor={minor} currency={currency} /> : <>{String(minor)}</>;
+/** The day's sums, one row per currency: amounts of two currencies are never added. */
+function Totals({ day }: { day: Day }) {
+  if (day.by_currency.length === 0) return null;
+  return (
+    <div class="table-wrap">
+      <table id="reconciliation-totals">
+        <thead>
+          <tr>
+            <th>Currency</th>
+            <th>Gateway net</th>
+            <th>Provider net</th>
+            <th>Provider fees</th>
+          </tr>
+        </thead>
+        <tbody>
+          {day.by_currency.map((c) => (
+            <tr key={c.currency} data-currency={c.currency}>
+              <td>{c.currency}</td>
+              <td data-field="gateway_net_minor">
+                <Money minor={c.gateway_net_minor} currency={c.currency} />
+              </td>
+              <td data-field="provider_net_minor">
+                <Money minor={c.provider_net_minor} currency={c.currency} />
+              </td>
+              <td data-field="fees_minor">
+                <Money minor={c.fees_minor} currency={c.currency} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
 }
 
 function Amount({ item, minor }: { item: ReconciliationItem; minor: number | null }) {
@@ -149,7 +179,6 @@ export function Reconciliation({ loc }: { loc: Location }) {
       )}
       <Load r={r} what="the reconciliation">
         {(day) => {
-          const currency = day.provider === 'idr_psp' ? 'IDR' : (day.items[0]?.currency ?? null);
           return (
             <>
               <dl class="fields" id="reconciliation-summary">
@@ -167,25 +196,8 @@ export function Reconciliation({ loc }: { loc: Location }) {
                   <dt>Matched</dt>
                   <dd data-field="matched_count">{formatCount(day.matched_count)}</dd>
                 </div>
-                <div>
-                  <dt>Gateway net</dt>
-                  <dd data-field="gateway_net_minor">
-                    <Sum minor={day.gateway_net_minor} currency={currency} />
-                  </dd>
-                </div>
-                <div>
-                  <dt>Provider net</dt>
-                  <dd data-field="provider_net_minor">
-                    <Sum minor={day.provider_net_minor} currency={currency} />
-                  </dd>
-                </div>
-                <div>
-                  <dt>Provider fees</dt>
-                  <dd data-field="fees_minor">
-                    <Sum minor={day.fees_minor} currency={currency} />
-                  </dd>
-                </div>
               </dl>
+              <Totals day={day} />
               <h2>Differences</h2>
               {day.items.length === 0 ? (
                 <Empty>

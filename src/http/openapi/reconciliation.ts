@@ -30,9 +30,15 @@ const example = {
   ran_at: '2026-11-25T03:00:04.512Z',
   import_id: null,
   matched_count: 1841,
-  gateway_net_minor: 9120400,
-  provider_net_minor: 9125400,
-  fees_minor: 340112,
+  by_currency: [
+    {
+      currency: 'EUR',
+      gateway_net_minor: 9120400,
+      provider_net_minor: 9125400,
+      fees_minor: 340112,
+    },
+    { currency: 'USD', gateway_net_minor: 410000, provider_net_minor: 410000, fees_minor: 15290 },
+  ],
   items: [
     {
       kind: 'missing_in_gateway',

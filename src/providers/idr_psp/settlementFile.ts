@@ -111,11 +111,13 @@ export function parseSettlementFile(bytes: Buffer, day: string): FileMovement[] 
     const [gross, fee, net] = (f as string[]).slice(9);
     if (!ORDER_ID.test(orderId!)) throw fail(n, 'order_id must be 1 to 50 of A-Z a-z 0-9 - _ ~ .');
     if (!REF.test(txId!)) throw fail(n, 'transaction_id must be 1 to 64 of A-Z a-z 0-9 - _ ~ .');
-    if (type !== 'payment' && type !== 'refund') {
-      throw fail(n, 'transaction_type must be payment or refund');
+    if (type !== 'payment' && type !== 'refund' && type !== 'chargeback') {
+      throw fail(n, 'transaction_type must be payment, refund or chargeback');
     }
-    if (type === 'refund' ? !REF.test(refundKey!) : refundKey !== '') {
-      throw fail(n, 'refund_key must be set on refund rows only');
+    // A chargeback row names its chargeback by Midtrans's refund_chargeback_id.
+    const moneyOut = type !== 'payment';
+    if (moneyOut ? !REF.test(refundKey!) : refundKey !== '') {
+      throw fail(n, 'refund_key must be set on refund and chargeback rows only');
     }
     if (!/^[a-z_]{1,32}$/.test(paymentType!))
       throw fail(n, 'payment_type must be a Midtrans payment type');
@@ -139,24 +141,24 @@ export function parseSettlementFile(bytes: Buffer, day: string): FileMovement[] 
     if (!SIGNED_AMOUNT.test(net!)) throw fail(n, 'net_amount must be a whole rupiah amount');
     const grossMinor = Number.parseInt(gross!, 10);
     const feeMinor = Number.parseInt(fee!, 10);
-    const signed = type === 'refund' ? -grossMinor : grossMinor;
+    const signed = moneyOut ? -grossMinor : grossMinor;
     if (Number.parseInt(net!, 10) !== signed - feeMinor) {
       throw fail(
         n,
-        `net_amount must be ${type === 'refund' ? '-gross_amount' : 'gross_amount'} - fee_amount`,
+        `net_amount must be ${moneyOut ? '-gross_amount' : 'gross_amount'} - fee_amount`,
       );
     }
     const at = settled ?? created;
     if (at.getTime() < from || at.getTime() >= until) {
       throw fail(n, `the row's time is not on ${day}`);
     }
-    const providerRef = type === 'refund' ? refundKey! : txId!;
+    const providerRef = moneyOut ? refundKey! : txId!;
     const key = `${type}:${providerRef}`;
     if (seen.has(key)) throw fail(n, `the ${type} ${providerRef} is listed twice`);
     seen.add(key);
     out.push({
       line: n,
-      type: type === 'payment' ? 'charge' : 'refund',
+      type: type === 'payment' ? 'charge' : type === 'refund' ? 'refund' : 'dispute',
       providerRef,
       paymentRef: orderId!,
       status: mapped,

@@ -26,6 +26,25 @@ export const WP_EVENT_WITHDRAWAL = 'T0400';
 export const WP_EVENT_CHECKOUT_PAYMENT = 'T0006';
 /** T1107: a refund the merchant made of a payment. */
 export const WP_EVENT_REFUND = 'T1107';
+/**
+ * Money PayPal takes back from, or gives back to, the merchant over a payment (PayPal's
+ * transaction event codes, developer.paypal.com/docs/transaction-search/transaction-event-codes):
+ * T1106 a payment reversal initiated by PayPal, T1110 a hold for a dispute investigation,
+ * T1111 the cancellation of that hold (the case resolved), T1201 a chargeback, T1202 the
+ * reversal of a chargeback.
+ */
+export const WP_EVENT_REVERSAL = 'T1106';
+export const WP_EVENT_DISPUTE_HOLD = 'T1110';
+export const WP_EVENT_DISPUTE_HOLD_RELEASE = 'T1111';
+export const WP_EVENT_CHARGEBACK = 'T1201';
+export const WP_EVENT_CHARGEBACK_REVERSAL = 'T1202';
+export const WP_DISPUTE_EVENTS: readonly string[] = [
+  WP_EVENT_REVERSAL,
+  WP_EVENT_DISPUTE_HOLD,
+  WP_EVENT_DISPUTE_HOLD_RELEASE,
+  WP_EVENT_CHARGEBACK,
+  WP_EVENT_CHARGEBACK_REVERSAL,
+];
 
 /** S success, P pending, V reversed, D denied. */
 export type WpTransactionStatus = 'S' | 'P' | 'V' | 'D';

@@ -1,6 +1,7 @@
 /**
  * wallet_psp's record for reconciliation (docs/providers/wallet_psp.md#reconciliation): the
- * payments (T00xx) and refunds (T1107) of a window, read from PayPal's transaction search
+ * payments (T00xx), refunds (T1107) and dispute movements (T1106, T1110, T1111, T1201, T1202)
+ * of a window, read from PayPal's transaction search
  * (GET /v1/reporting/transactions) page by page. A window whose result set the provider
  * refuses as too large (RESULTSET_TOO_LARGE) is searched again in halves.
  */
@@ -9,6 +10,7 @@ import type { ProviderContext, ProviderMovement } from '../types.js';
 import { apiCall, rejected } from './client.js';
 import { minor, providerDate, providerTime, unreadable } from './reporting.js';
 import {
+  WP_DISPUTE_EVENTS,
   WP_EVENT_REFUND,
   WP_MAX_PAGE_SIZE,
   WP_MAX_SEARCH_DAYS,
@@ -38,7 +40,14 @@ function tooLarge(body: unknown): boolean {
 /** One transaction as a movement; null for kinds reconciliation does not compare (payouts...). */
 export function movementOf(t: WpTransactionInfo): ProviderMovement | null {
   const code = t.transaction_event_code;
-  const type = code === WP_EVENT_REFUND ? 'refund' : /^T00\d\d$/.test(code) ? 'charge' : null;
+  const type =
+    code === WP_EVENT_REFUND
+      ? 'refund'
+      : WP_DISPUTE_EVENTS.includes(code)
+        ? 'dispute'
+        : /^T00\d\d$/.test(code)
+          ? 'charge'
+          : null;
   if (type === null) return null;
   const status = STATUS[t.transaction_status];
   if (!status || !isObject(t.transaction_amount) || typeof t.transaction_id !== 'string') {

@@ -11,6 +11,7 @@ import { apiError } from '../../domain/errors.js';
 import { isPaymentId } from '../../domain/ids.js';
 import type { PaymentSearch } from '../../domain/paymentSearch.js';
 import { PAYMENT_STATUSES, type Mode } from '../../domain/types.js';
+import { modeForApp } from '../paymentSearch.js';
 
 export interface PaymentListItem {
   id: string;
@@ -55,8 +56,10 @@ export async function listPayments(
   if (before !== null && !(isPaymentId(before) && (await paymentExists(db, before)))) {
     throw apiError('invalid', 'before must be a payment id from a previous page');
   }
+  const mode = await modeForApp(db, q.mode === '' ? null : q.mode, q.search?.appId ?? null);
+  if (mode === 'none') return { mode: q.mode, payments: [] };
   const rows = await listPaymentRows(db, {
-    mode: q.mode === '' ? null : q.mode,
+    mode,
     status: q.status,
     before,
     limit: q.limit,

@@ -1,7 +1,7 @@
 /**
  * The idr_psp simulator's settlement report file (docs/providers/idr_psp.md#settlement-report-file):
  * GET /sim/idr_psp/reports/settlement?date=YYYY-MM-DD answers the CSV of the payments settled
- * and the refunds made in that UTC day, from the simulator's transactions, with
+ * and the refunds and chargebacks made in that UTC day, from the simulator's transactions, with
  * reconciliation_drift applied (simulators/drift.ts). Like the merchant portal's download it
  * takes no API key (docs/api.md#test-mode: scripted simulator routes are unauthenticated).
  * The file is written here independently of the gateway's parser: the columns are listed
@@ -72,7 +72,6 @@ export function reportLines(txs: SimTransaction[], from: number, until: number):
         });
       }
     }
-    if (drift) continue;
     for (const r of tx.refunds ?? []) {
       const at = r.settled_ms ?? r.created_ms;
       if (
@@ -81,6 +80,30 @@ export function reportLines(txs: SimTransaction[], from: number, until: number):
       ) {
         continue;
       }
+      if (r.chargeback) {
+        // Under reconciliation_drift the bank is reported to take back more than it did.
+        const amount = r.amount + (drift ? DRIFT_AMOUNT_MINOR : 0);
+        out.push({
+          at,
+          text: line([
+            tx.order_id,
+            tx.transaction_id,
+            String(r.refund_chargeback_id),
+            'chargeback',
+            paymentType,
+            'settlement',
+            formatProviderTime(r.created_ms),
+            formatProviderTime(at),
+            'IDR',
+            rupiah(amount),
+            rupiah(0),
+            String(-amount),
+          ]),
+        });
+        continue;
+      }
+      // reconciliation_drift drops the payment's refunds.
+      if (drift) continue;
       const status =
         r.status === 'succeeded' ? 'settlement' : r.status === 'pending' ? 'pending' : 'failure';
       out.push({

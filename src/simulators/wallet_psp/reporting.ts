@@ -65,7 +65,7 @@ export async function simBalances(pool: Pool, clientId: string): Promise<Map<str
       for (const r of (data as SimCaptureRefunds).refunds) {
         if (r.refund.status === 'COMPLETED') add(r.refund.amount.currency_code, -r.amountMinor);
       }
-    } else {
+    } else if (kind === 'payout') {
       const p = data as SimPayout;
       if (p.status === 'S' || p.status === 'P') add(p.currency, -p.amountMinor);
     }

@@ -1,15 +1,22 @@
 /**
  * The wallet_psp simulator's transaction history (PayPal's transaction search): every capture
- * as a T0006 payment with its fee, every capture refund as a T1107, built from the
- * simulator's own orders and refunds at each call, with reconciliation_drift applied
- * (simulators/drift.ts).
+ * as a T0006 payment with its fee, every capture refund as a T1107, a reversal without a case
+ * as a T1106, a case as the hold PayPal puts on its money (T1110) and, once resolved, the
+ * hold's release (T1111) followed, when the buyer won, by the chargeback (T1201); built from
+ * the simulator's own orders, refunds and cases at each call, with reconciliation_drift
+ * applied (simulators/drift.ts).
  */
 import type { Queryable } from '../../db/pool.js';
 import { listWalletMoneyObjects } from '../../db/simObjects.js';
 import { decimalToMinor, minorToDecimal } from '../../domain/money.js';
+import type { WpDispute } from '../../providers/wallet_psp/disputeWire.js';
 import {
+  WP_EVENT_CHARGEBACK,
   WP_EVENT_CHECKOUT_PAYMENT,
+  WP_EVENT_DISPUTE_HOLD,
+  WP_EVENT_DISPUTE_HOLD_RELEASE,
   WP_EVENT_REFUND,
+  WP_EVENT_REVERSAL,
   type WpTransactionInfo,
   type WpTransactionStatus,
 } from '../../providers/wallet_psp/reportingWire.js';
@@ -27,6 +34,8 @@ const CAPTURE_STATUS: Record<string, WpTransactionStatus> = {
   COMPLETED: 'S',
   PARTIALLY_REFUNDED: 'S',
   REFUNDED: 'S',
+  // The payment did complete; its reversal is a transaction of its own (T1106).
+  REVERSED: 'S',
   PENDING: 'P',
   DECLINED: 'D',
   FAILED: 'D',
@@ -51,6 +60,9 @@ export async function listSimTransactions(
 ): Promise<SimTransaction[]> {
   const objects = await listWalletMoneyObjects(db, clientId);
   const drifting = new Set<string>();
+  const cases = new Set(
+    objects.flatMap((o) => (o.kind === 'dispute' ? [(o.data as { orderId: string }).orderId] : [])),
+  );
   const out: SimTransaction[] = [];
   const account = clientId.slice(1, 14).toUpperCase();
   for (const { kind, data } of objects) {
@@ -81,6 +93,17 @@ export async function listSimTransactions(
         ...(capture.custom_id ? { custom_field: capture.custom_id } : {}),
       },
     });
+    // A reversal without a case; with one, the case's own rows below carry its money.
+    if (capture.status === 'REVERSED' && !cases.has(order.id)) {
+      out.push({
+        at: Date.parse(capture.update_time),
+        info: disputeMovement(account, capture.id, capture.custom_id, WP_EVENT_REVERSAL, {
+          at: capture.update_time,
+          minor: -(minor + (drift ? DRIFT_AMOUNT_MINOR : 0)),
+          currency,
+        }),
+      });
+    }
     if (drift) {
       out.push({
         at: Date.parse(capture.create_time),
@@ -127,5 +150,56 @@ export async function listSimTransactions(
       });
     }
   }
+  for (const { kind, data } of objects) {
+    if (kind !== 'dispute') continue;
+    const { dispute, orderId } = data as { dispute: WpDispute; orderId: string };
+    for (const t of caseMovements(account, dispute, drifting.has(orderId))) out.push(t);
+  }
   return out.sort((a, b) => a.at - b.at);
+}
+
+/** One transaction of money taken back or given back over a capture. */
+function disputeMovement(
+  account: string,
+  seed: string,
+  customId: string | undefined,
+  code: string,
+  m: { at: string; minor: number; currency: string },
+): WpTransactionInfo {
+  return {
+    paypal_account_id: account,
+    transaction_id: driftRef(`${code}:${seed}`, 17),
+    transaction_event_code: code,
+    transaction_initiation_date: paypalTime(m.at),
+    transaction_updated_date: paypalTime(m.at),
+    transaction_amount: money(m.minor, m.currency),
+    transaction_status: 'S',
+    paypal_reference_id: seed,
+    paypal_reference_id_type: 'TXN',
+    ...(customId ? { custom_field: customId } : {}),
+  };
+}
+
+/**
+ * A case's money as PayPal's history shows it: the hold when it opens; once resolved the
+ * hold released and, when the buyer won, the chargeback. Under reconciliation_drift the
+ * hold takes DRIFT_AMOUNT_MINOR more than the case (amount_mismatch).
+ */
+function caseMovements(account: string, d: WpDispute, drift: boolean): SimTransaction[] {
+  const currency = d.dispute_amount.currency_code;
+  const minor = decimalToMinor(d.dispute_amount.value, currency) ?? 0;
+  const held = minor + (drift ? DRIFT_AMOUNT_MINOR : 0);
+  const customId = d.disputed_transactions?.[0]?.custom;
+  const row = (code: string, at: string, amount: number): SimTransaction => ({
+    at: Date.parse(at),
+    info: disputeMovement(account, d.dispute_id, customId, code, { at, minor: amount, currency }),
+  });
+  const out = [row(WP_EVENT_DISPUTE_HOLD, d.create_time, -held)];
+  if (d.status === 'RESOLVED') {
+    out.push(row(WP_EVENT_DISPUTE_HOLD_RELEASE, d.update_time, held));
+    if (d.dispute_outcome?.outcome_code !== 'RESOLVED_SELLER_FAVOUR') {
+      out.push(row(WP_EVENT_CHARGEBACK, d.update_time, -minor));
+    }
+  }
+  return out;
 }
