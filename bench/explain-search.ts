@@ -5,7 +5,7 @@
  *   tsx bench/explain-search.ts <database url>
  */
 import pg from 'pg';
-import { listPaymentRows, type PaymentListFilter } from '../src/db/reports.js';
+import { listPaymentRows, type PaymentListFilter } from '../src/db/reportLists.js';
 import { parsePaymentSearch } from '../src/domain/paymentSearch.js';
 
 interface PlanNode {

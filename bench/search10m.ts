@@ -25,10 +25,10 @@ import pg from 'pg';
 import os from 'node:os';
 import { ADMIN_TOKEN, MASTER_KEY, machine, startGatewayProcess, startProcess } from './lib/env.js';
 import { DEFAULT_SEED, seedMillion } from './seed-million.js';
-import { listPaymentRows } from '../src/db/reports.js';
+import { listPaymentRows } from '../src/db/reportLists.js';
 import { resolveMode } from '../src/domain/adminQuery.js';
 import { parsePaymentSearch } from '../src/domain/paymentSearch.js';
-import { listPayments } from '../src/services/reports.js';
+import { listPayments } from '../src/services/reports/lists.js';
 
 export interface SearchTiming {
   path: string;

@@ -132,7 +132,8 @@ export function serviceDeps(gw: Gateway) {
     providers: gw.providers,
     providerTimeoutMs: gw.config.providerTimeoutMs,
     log: gw.log,
-    now: gw.now,
+    // Read at each call: a test that moves gw.now moves the use cases' time too.
+    now: () => gw.now(),
   };
 }
 

@@ -18,7 +18,7 @@ import { DeliveryWorker } from './delivery/worker.js';
 import { reconciliationDeps, serviceDeps, type Gateway } from './gateway.js';
 import { reconcileDue } from './services/reconciler.js';
 import { dailyReconciliation } from './services/reconciliationDaily.js';
-import { retryUnansweredRefunds } from './services/refunds.js';
+import { retryUnansweredRefunds } from './services/refunds/retry.js';
 import { disableFailingEndpoints } from './services/endpointHealth.js';
 
 export interface Workers {

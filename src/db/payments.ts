@@ -1,8 +1,6 @@
-import type { Mode, PaymentStatus, TerminalStatus } from '../domain/types.js';
-import { DELIVERY_CHANNEL } from './deliveries.js';
+import type { Mode, PaymentStatus } from '../domain/types.js';
 import type { Queryable } from './pool.js';
 import { storableText } from '../domain/storableText.js';
-import { newId } from '../domain/ids.js';
 
 export interface PaymentRow {
   id: string;
@@ -307,24 +305,6 @@ export class PaymentReadBatcher {
   }
 }
 
-/**
- * The first charge of a card_psp subscription (renewals are its children): what a
- * subscription-scoped provider event is about.
- */
-export async function findFirstSubscriptionPayment(
-  db: Queryable,
-  provider: string,
-  subscriptionId: string,
-): Promise<PaymentRow | null> {
-  const res = await db.query<PaymentRow>({
-    name: 'payments_first_of_subscription',
-    text: `SELECT ${PAYMENT_COLUMNS} FROM payments
-    WHERE provider = $1 AND subscription_id = $2 AND parent_payment_id IS NULL ORDER BY created_at LIMIT 1`,
-    values: [provider, subscriptionId],
-  });
-  return res.rows[0] ?? null;
-}
-
 export async function findPaymentByProviderRef(
   db: Queryable,
   provider: string,
@@ -338,173 +318,25 @@ export async function findPaymentByProviderRef(
   return res.rows[0] ?? null;
 }
 
-/** A subscription renewal: a new succeeded payment, once per provider reference (null: a repeat). */
-export async function insertRenewalPayment(
-  tx: Queryable,
-  r: {
-    id: string;
-    first: PaymentRow;
-    amountMinor: number;
-    currency: string;
-    provider: string;
-    providerRef: string;
-    metadata: Record<string, unknown>;
-    subscriptionId: string;
-  },
-): Promise<PaymentRow | null> {
-  // The renewal's charge is booked in the statement that creates it (docs/api.md#ledger).
-  const res = await tx.query<PaymentRow>(
-    `WITH p AS (
-       INSERT INTO payments (id, app_id, mode, status, amount_minor, currency, method, provider,
-         provider_ref, external_user_id, email, return_url, metadata, subscription_id,
-         parent_payment_id, finalized_at)
-       VALUES ($1, $2, $3, 'succeeded', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, now())
-       ON CONFLICT (provider, provider_ref) WHERE provider_ref IS NOT NULL DO NOTHING
-       RETURNING ${PAYMENT_COLUMNS}),
-     charge AS (
-       INSERT INTO ledger_entries (id, type, payment_id, app_id, provider, mode, currency,
-         amount_minor, occurred_at)
-       SELECT $15::text, 'charge', id, app_id, provider, mode, currency, amount_minor, finalized_at
-       FROM p
-       ON CONFLICT DO NOTHING)
-     SELECT * FROM p`,
-    [
-      r.id,
-      r.first.app_id,
-      r.first.mode,
-      r.amountMinor,
-      r.currency,
-      r.first.method,
-      r.provider,
-      r.providerRef,
-      r.first.external_user_id,
-      r.first.email,
-      r.first.return_url,
-      JSON.stringify(r.metadata),
-      r.subscriptionId,
-      r.first.id,
-      newId(),
-    ],
-  );
-  return res.rows[0] ?? null;
-}
-
 /**
- * The reconciler's claim: initiated payments past their provider deadline, the deadline
- * pushed to `until` so that instances never ask about one at the same time.
+ * The reconciler's claim: initiated payments past their provider deadline on the gateway's
+ * clock (`asOf`, which tests move), the deadline pushed to `until` so that instances never
+ * ask about one at the same time.
  */
 export async function claimDuePayments(
   db: Queryable,
   limit: number,
   until: Date,
+  asOf: Date,
 ): Promise<PaymentRow[]> {
   const res = await db.query<PaymentRow>(
     `UPDATE payments SET provider_deadline = $2
      WHERE id IN (
        SELECT id FROM payments
-       WHERE status = 'initiated' AND provider_deadline < now()
+       WHERE status = 'initiated' AND provider_deadline < $3
        ORDER BY provider_deadline LIMIT $1 FOR UPDATE SKIP LOCKED)
      RETURNING ${PAYMENT_COLUMNS}`,
-    [limit, until],
+    [limit, until, asOf],
   );
   return res.rows;
-}
-
-export interface Finalization {
-  paymentId: string;
-  outcome: TerminalStatus;
-  errorText: string;
-  metadata: Record<string, unknown>;
-  subscriptionId: string | null;
-  at: Date;
-  eventId: string;
-  eventType: string;
-  eventBody: string;
-  deliveryId: string;
-  /** Only while still unregistered and under the reconciler's claim (deadline = this). */
-  onlyIfUnregisteredUntil: Date | null;
-  /** What the provider took when it differs from the payment: an amount_mismatch exception. */
-  mismatch: {
-    exceptionId: string;
-    providerRef: string;
-    amountMinor: number;
-    currency: string;
-  } | null;
-  /** The provider's fee on the money it took, where it reports one (ledger fee_minor). */
-  feeMinor: number | null;
-}
-
-// One statement: the conditional status change, its ledger entry (the charge of a success,
-// the late charge of an amount mismatch), the outbox event and its first delivery
-// commit together or not at all (transactional outbox, docs/api.md#delivery-and-retries); the
-// NOTIFY that wakes the delivery workers is sent with that commit.
-const FINALIZE_SQL = `
-WITH upd AS (
-  UPDATE payments SET status = $2,
-    last_error = CASE WHEN $2 = 'failed' THEN $3 ELSE last_error END,
-    metadata = $4::jsonb,
-    subscription_id = COALESCE($5, subscription_id),
-    finalized_at = $6, updated_at = $6
-  WHERE id = $1 AND status = 'initiated'
-    AND ($11::timestamptz IS NULL OR (provider_ref IS NULL AND provider_deadline = $11))
-  RETURNING id, app_id, provider, mode, currency, amount_minor),
-ex AS (
-  INSERT INTO payment_exceptions (id, payment_id, app_id, kind, provider, provider_ref,
-    amount_minor, currency, resolution)
-  SELECT $12, id, app_id, 'amount_mismatch', provider, $13, $14, $15, 'manual' FROM upd
-  WHERE $12::text IS NOT NULL
-  ON CONFLICT (payment_id, kind, provider_ref) WHERE kind <> 'reconciliation' DO NOTHING
-  RETURNING id, payment_id, app_id, provider, currency, amount_minor, detected_at),
-charge AS (
-  INSERT INTO ledger_entries (id, type, payment_id, app_id, provider, mode, currency,
-    amount_minor, fee_minor, occurred_at)
-  SELECT $16::text, 'charge', id, app_id, provider, mode, currency, amount_minor, $17::bigint, $6
-  FROM upd
-  WHERE $2 = 'succeeded'
-  ON CONFLICT DO NOTHING),
-late AS (
-  INSERT INTO ledger_entries (id, type, payment_id, exception_id, app_id, provider, mode,
-    currency, amount_minor, fee_minor, occurred_at)
-  SELECT $18::text, 'late_charge', ex.payment_id, ex.id, ex.app_id, ex.provider, upd.mode,
-    ex.currency, ex.amount_minor, $17::bigint, ex.detected_at
-  FROM ex JOIN upd ON upd.id = ex.payment_id
-  WHERE ex.amount_minor > 0
-  ON CONFLICT DO NOTHING),
-ev AS (
-  INSERT INTO outbound_events (id, app_id, payment_id, event_type, body)
-  SELECT $7, app_id, id, $8, $9 FROM upd
-  RETURNING id, app_id, payment_id),
-dl AS (
-  INSERT INTO deliveries (id, event_id, app_id, payment_id)
-  SELECT $10, id, app_id, payment_id FROM ev
-  RETURNING id)
-SELECT pg_notify('${DELIVERY_CHANNEL}', '') FROM dl`;
-
-/** Moves an initiated payment to its outcome with its event; false when it was not initiated. */
-export async function finalizeInitiated(db: Queryable, f: Finalization): Promise<boolean> {
-  const res = await db.query({
-    name: 'payments_finalize',
-    text: FINALIZE_SQL,
-    values: [
-      f.paymentId,
-      f.outcome,
-      storableText(f.errorText),
-      JSON.stringify(f.metadata),
-      f.subscriptionId,
-      f.at,
-      f.eventId,
-      f.eventType,
-      f.eventBody,
-      f.deliveryId,
-      f.onlyIfUnregisteredUntil,
-      f.mismatch?.exceptionId ?? null,
-      f.mismatch?.providerRef ?? null,
-      f.mismatch?.amountMinor ?? null,
-      f.mismatch?.currency ?? null,
-      newId(),
-      f.feeMinor,
-      newId(),
-    ],
-  });
-  return res.rowCount === 1;
 }

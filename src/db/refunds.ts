@@ -127,15 +127,21 @@ export async function settleRefund(
  * Initiated refunds whose provider call never answered, quiet for five minutes; the claim
  * moves updated_at, so instances never resend one at the same time.
  */
-export async function claimUnansweredRefunds(db: Queryable, limit: number): Promise<RefundRow[]> {
+export async function claimUnansweredRefunds(
+  db: Queryable,
+  limit: number,
+  asOf: Date,
+): Promise<RefundRow[]> {
+  // Due on the gateway's clock (asOf), which tests move; the claim itself is stamped now().
   const res = await db.query<RefundRow>(
     `UPDATE refunds SET updated_at = now()
      WHERE id IN (
        SELECT id FROM refunds
-       WHERE status = 'initiated' AND provider_ref IS NULL AND updated_at < now() - interval '5 minutes'
+       WHERE status = 'initiated' AND provider_ref IS NULL
+         AND updated_at < $2::timestamptz - interval '5 minutes'
        ORDER BY updated_at LIMIT $1 FOR UPDATE SKIP LOCKED)
      RETURNING ${REFUND_COLUMNS}`,
-    [limit],
+    [limit, asOf],
   );
   return res.rows;
 }

@@ -1,12 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { WebhookLimitsConfig } from '../config.js';
 import { archiveInbound, recordInboundOutcome, restoreFullBody } from '../db/inbound.js';
-import {
-  findFirstSubscriptionPayment,
-  findPayment,
-  findPaymentByProviderRef,
-  type PaymentRow,
-} from '../db/payments.js';
+import { findPayment, findPaymentByProviderRef, type PaymentRow } from '../db/payments.js';
+import { findFirstSubscriptionPayment } from '../db/paymentRenewals.js';
 import type { Queryable } from '../db/pool.js';
 import { rememberTransmission } from '../db/transmissions.js';
 import { apiError } from '../domain/errors.js';
@@ -21,8 +17,8 @@ import {
 } from '../providers/types.js';
 import { webhooksRateLimited } from '../metrics.js';
 import { applyDispute } from './disputes.js';
-import { applyPaymentOutcome } from './finalize.js';
-import { captureApproved } from './payments.js';
+import { applyPaymentOutcome } from './payments/finalize.js';
+import { captureApproved } from './payments/capture.js';
 import {
   ALREADY_FINALIZED,
   applied,
@@ -30,7 +26,7 @@ import {
   type Applied,
   type ProviderEventDeps,
 } from './providerEvent.js';
-import { applyProviderRefund } from './refunds.js';
+import { applyProviderRefund } from './refunds/providerEvents.js';
 import type { SourceRateLimiter } from './sourceRateLimit.js';
 import { applyRenewal, applySubscriptionEvent } from './subscriptions.js';
 

@@ -11,7 +11,7 @@ import { isPaymentId } from '../domain/ids.js';
 import { isText } from '../domain/paymentSearch.js';
 import { PARAMS } from '../domain/schemas.js';
 import { LEDGER_TYPES, PROVIDERS } from '../domain/types.js';
-import { KNOWN_CURRENCIES } from './reports.js';
+import { KNOWN_CURRENCIES } from './reports/summary.js';
 
 export interface LedgerQuery {
   limit?: string;

@@ -15,7 +15,7 @@ import {
 } from '../providers/types.js';
 import { applyDispute } from './disputes.js';
 import type { ProviderEventDeps } from './providerEvent.js';
-import { applyProviderRefund } from './refunds.js';
+import { applyProviderRefund } from './refunds/providerEvents.js';
 
 export interface StatusDeps {
   providers: ProviderRegistry;

@@ -6,7 +6,7 @@ import type { Pool } from '../db/pool.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { PaymentProvider, ProviderContext } from '../providers/types.js';
-import { finalizePayment, outcomeOf, settleOutcome, type SettleDeps } from './finalize.js';
+import { finalizePayment, outcomeOf, settleOutcome, type SettleDeps } from './payments/finalize.js';
 import {
   applyMovements,
   describeAction,
@@ -37,13 +37,14 @@ function settleDeps(gw: ReconcilerDeps): SettleDeps {
  * The safety net for a lost provider webhook and for a registration that never completed:
  * initiated payments past their provider deadline are asked about at the provider and
  * finalized through the same atomic path as a webhook. Every payment gets a deadline at
- * insert (services/payments.ts), so one whose creating process died before storing the
+ * insert (services/payments/create.ts), so one whose creating process died before storing the
  * provider's answer is found here too. The claim pushes the deadline forward, so instances
  * never ask twice at once.
  */
 export async function reconcileDue(gw: ReconcilerDeps, limit = 20): Promise<number> {
-  const claimedUntil = new Date(gw.now() + RECHECK_AFTER_MS);
-  const due = await paymentsDb.claimDuePayments(gw.pool, limit, claimedUntil);
+  const now = gw.now();
+  const claimedUntil = new Date(now + RECHECK_AFTER_MS);
+  const due = await paymentsDb.claimDuePayments(gw.pool, limit, claimedUntil, new Date(now));
   for (const claimed of due) {
     const slug = claimed.provider as ProviderSlug;
     const endpoint = gw.providers.endpoint(slug, claimed.mode);

@@ -1,5 +1,6 @@
 import { enqueueEvent } from '../db/outbox.js';
-import { findPayment, insertRenewalPayment, type PaymentRow } from '../db/payments.js';
+import { findPayment, type PaymentRow } from '../db/payments.js';
+import { insertRenewalPayment } from '../db/paymentRenewals.js';
 import { withTransaction } from '../db/pool.js';
 import { paymentEventBody, subscriptionEventBody } from '../domain/events.js';
 import { apiError } from '../domain/errors.js';
@@ -7,7 +8,7 @@ import { newId } from '../domain/ids.js';
 import type { ProviderSlug } from '../domain/types.js';
 import type { InboundAction } from '../providers/types.js';
 import { lateChargeKind, recordException } from './exceptions.js';
-import { outcomeOf, settleOutcome } from './finalize.js';
+import { outcomeOf, settleOutcome } from './payments/finalize.js';
 import {
   ALREADY_FINALIZED,
   applied,

@@ -4,7 +4,7 @@ import { createPaymentRecord } from '../../src/db/payments.js';
 import { newId } from '../../src/domain/ids.js';
 import type { TerminalStatus } from '../../src/domain/types.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { finalizePayment } from '../../src/services/finalize.js';
+import { finalizePayment } from '../../src/services/payments/finalize.js';
 import { eventually } from '../helpers/eventually.js';
 import {
   startWithReceiver,

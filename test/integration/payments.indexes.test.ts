@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { listPaymentRows, type PaymentListFilter } from '../../src/db/reports.js';
+import { listPaymentRows, type PaymentListFilter } from '../../src/db/reportLists.js';
 import { parsePaymentSearch } from '../../src/domain/paymentSearch.js';
 import { createTestDatabase } from '../helpers/db.js';
 

@@ -5,6 +5,7 @@ import pg from 'pg';
 import * as apps from '../../src/db/apps.js';
 import * as idem from '../../src/db/idempotency.js';
 import * as payments from '../../src/db/payments.js';
+import { finalizeInitiated } from '../../src/db/paymentFinalize.js';
 import { analyzeGrownTables, grownTables } from '../../src/db/planGuard.js';
 import { createPool, type Pool } from '../../src/db/pool.js';
 import { createTestDatabase } from '../helpers/db.js';
@@ -118,7 +119,7 @@ test('no hot statement keeps a whole-table plan made while its tables were small
   await payments.findPaymentByProviderRef(session, 'idr_psp', 'ref-small');
   await new payments.PaymentReadBatcher(session).get(created.id);
   await apps.findAppByApiKey(session, 'key_plans');
-  await payments.finalizeInitiated(session, {
+  await finalizeInitiated(session, {
     paymentId: created.id,
     outcome: 'succeeded',
     errorText: '',

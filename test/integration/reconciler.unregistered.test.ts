@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { claimRegistration, type PaymentRow } from '../../src/db/payments.js';
-import { finalizePayment } from '../../src/services/finalize.js';
+import { finalizePayment } from '../../src/services/payments/finalize.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { reconcileDue } from '../../src/services/reconciler.js';
 import { eventually } from '../helpers/eventually.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { newId } from '../../src/domain/ids.js';
-import { retryUnansweredRefunds } from '../../src/services/refunds.js';
+import { retryUnansweredRefunds } from '../../src/services/refunds/retry.js';
 import { eventually } from '../helpers/eventually.js';
 import { startWithReceiver, type GatewayWithReceiver } from '../helpers/gateway.js';
 import { paidPayment } from '../helpers/payments.js';
@@ -36,6 +36,7 @@ function deps() {
     providers: gw.providers,
     providerTimeoutMs: 5000,
     log: gw.log,
+    now: () => gw.now(),
   };
 }
 

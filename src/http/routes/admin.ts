@@ -11,10 +11,10 @@ import {
   regenerateKeys,
   type AppServiceDeps,
 } from '../../services/apps.js';
-import { adminCancel } from '../../services/cancel.js';
+import { adminCancel } from '../../services/payments/cancel.js';
 import { listDeliveries, retryWebhook } from '../../services/deliveries.js';
 import { getDispute, listDisputes } from '../../services/disputes.js';
-import { adminRefund } from '../../services/refunds.js';
+import { adminRefund } from '../../services/refunds/admin.js';
 import { listInboundEvents } from '../../services/inboundArchive.js';
 import { registry } from '../../metrics.js';
 import { header, jsonBody, rawBody, sendJson } from '../reply.js';

@@ -9,7 +9,7 @@ import { serviceDeps, type Gateway } from '../../gateway.js';
 import { auditFor, listAudit, type Audit, type AuditAction } from '../../services/audit.js';
 import { redeliverAppEvents } from '../../services/events.js';
 import { listStuck } from '../../services/stuck.js';
-import { syncPayment } from '../../services/sync.js';
+import { syncPayment } from '../../services/payments/sync.js';
 import { jsonBody, sendJson } from '../reply.js';
 import { actorOf, auditActor } from './adminGuard.js';
 

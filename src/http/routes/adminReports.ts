@@ -15,13 +15,9 @@ import { parsePaymentSearch } from '../../domain/paymentSearch.js';
 import type { Gateway } from '../../gateway.js';
 import { balances, payouts, type ReportDeps } from '../../services/balances.js';
 import { listLedger } from '../../services/ledger.js';
-import {
-  getPaymentDetail,
-  listPayments,
-  listRefunds,
-  summary,
-  timeseries,
-} from '../../services/reports.js';
+import { listPayments, listRefunds } from '../../services/reports/lists.js';
+import { getPaymentDetail } from '../../services/reports/paymentDetail.js';
+import { summary, timeseries } from '../../services/reports/summary.js';
 import { sendJson } from '../reply.js';
 
 type Query = Partial<Record<string, string>>;

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateApp, type AuthenticatedApp } from '../../auth/appAuth.js';
 import { serviceDeps, type Gateway } from '../../gateway.js';
-import { createPayment, getPaymentBody } from '../../services/payments.js';
+import { createPayment } from '../../services/payments/create.js';
+import { getPaymentBody } from '../../services/payments/read.js';
 import { listAppEvents } from '../../services/events.js';
-import { createRefund } from '../../services/refunds.js';
+import { createRefund } from '../../services/refunds/create.js';
 import { header, markDurable, rawBody, requestPath, sendJson } from '../reply.js';
 
 export function v1Routes(gw: Gateway) {

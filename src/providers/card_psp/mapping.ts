@@ -180,7 +180,7 @@ export function mapEvent(ev: CardPspEvent): InboundEvent {
           out.providerRef = order.id;
         }
         // The order's first refund is named by the order id; refunded_amount is the running
-        // total, so a later refund of the same order is the difference (services/refunds.ts).
+        // total, so a later refund of the same order is the difference (services/refunds/providerEvents.ts).
         out.action = {
           kind: 'refund',
           outcome: 'succeeded',

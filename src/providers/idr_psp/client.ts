@@ -360,7 +360,7 @@ export async function refundTransaction(
  * Cancels an unpaid transaction so the buyer can no longer pay it. The provider refuses to
  * cancel a settled one (412), so a payment that settles between the status read and the
  * cancel is refused, never refunded behind our back: the caller then reads the status and
- * treats the payment as paid (services/cancel.ts).
+ * treats the payment as paid (services/payments/cancel.ts).
  */
 export async function cancelTransaction(
   ctx: ProviderContext,

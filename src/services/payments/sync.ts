@@ -4,15 +4,15 @@
  * outbound event, so a racing webhook and a sync finalize the payment once. What was asked
  * and learned is recorded with the request's audit entry in one transaction.
  */
-import { recordPaymentCheck } from '../db/checks.js';
-import { findPayment } from '../db/payments.js';
-import { withTransaction, type Pool } from '../db/pool.js';
-import { apiError, notFoundPayment, notConfigured } from '../domain/errors.js';
-import { isPaymentId } from '../domain/ids.js';
-import { storableText } from '../domain/storableText.js';
-import type { ProviderSlug } from '../domain/types.js';
-import { ProviderError } from '../providers/types.js';
-import type { Audit } from './audit.js';
+import { recordPaymentCheck } from '../../db/checks.js';
+import { findPayment } from '../../db/payments.js';
+import { withTransaction, type Pool } from '../../db/pool.js';
+import { apiError, notFoundPayment, notConfigured } from '../../domain/errors.js';
+import { isPaymentId } from '../../domain/ids.js';
+import { storableText } from '../../domain/storableText.js';
+import type { ProviderSlug } from '../../domain/types.js';
+import { ProviderError } from '../../providers/types.js';
+import type { Audit } from '../audit.js';
 import {
   amountMismatch,
   finalizePayment,
@@ -21,7 +21,7 @@ import {
   type FinalizeInput,
   type SettleDeps,
 } from './finalize.js';
-import { toPaymentView, type PaymentView } from './payments.js';
+import { toPaymentView, type PaymentView } from './read.js';
 import {
   applyMovements,
   describeAction,
@@ -30,7 +30,7 @@ import {
   paymentQuestion,
   statusCall,
   type StatusDeps,
-} from './providerStatus.js';
+} from '../providerStatus.js';
 
 export interface SyncDeps extends StatusDeps, SettleDeps {
   pool: Pool;

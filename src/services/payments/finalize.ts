@@ -1,19 +1,21 @@
-import { newDeliveryId, newEventId, newId } from '../domain/ids.js';
-import { findPaymentException, markRefunded } from '../db/exceptions.js';
-import { finalizeInitiated, findPayment, type PaymentRow } from '../db/payments.js';
-import type { Queryable } from '../db/pool.js';
-import { paymentEventBody, paymentEventType } from '../domain/events.js';
-import type { TerminalStatus } from '../domain/types.js';
-import type { InboundAction, InboundEvent, Money, Paid } from '../providers/types.js';
-import { lateChargeKind, recordException, reportException } from './exceptions.js';
+import { newDeliveryId, newEventId, newId } from '../../domain/ids.js';
+import { findPaymentException, markRefunded } from '../../db/exceptions.js';
+import { finalizeInitiated } from '../../db/paymentFinalize.js';
+import { findPayment, type PaymentRow } from '../../db/payments.js';
+import type { Queryable } from '../../db/pool.js';
+import { paymentEventBody, paymentEventType } from '../../domain/events.js';
+import type { TerminalStatus } from '../../domain/types.js';
+import type { InboundAction, InboundEvent, Money, Paid } from '../../providers/types.js';
+import { lateChargeKind, recordException, reportException } from '../exceptions.js';
 import {
   ALREADY_FINALIZED,
   applied,
   type Applied,
   type ProviderEventDeps,
-} from './providerEvent.js';
-import { refundLateCharge, type RefundServiceDeps } from './refunds.js';
-import { storableText } from '../domain/storableText.js';
+} from '../providerEvent.js';
+import { refundLateCharge } from '../refunds/lateCharge.js';
+import type { RefundServiceDeps } from '../refunds/refundPayment.js';
+import { storableText } from '../../domain/storableText.js';
 
 /** How a payment leaves initiated: a success always carries what the provider took. */
 type FinalOutcome =
@@ -63,7 +65,7 @@ function mismatchText(payment: PaymentRow, paid: Money): string {
 /**
  * The one way a payment leaves initiated (docs/api.md#payment-states): a conditional update, so of
  * any number of concurrent events exactly one moves it, with the outbound event enqueued
- * in the same statement (db/payments.ts finalizeInitiated). `payment` is the row as read before (an initiated payment's
+ * in the same statement (db/paymentFinalize.ts finalizeInitiated). `payment` is the row as read before (an initiated payment's
  * fields do not change until this statement). A success for another amount or currency than
  * the payment's is never recorded as paid: the payment fails and, in the same statement, an
  * amount_mismatch exception records what the provider took. Returns the finalized row, or
@@ -120,7 +122,7 @@ export async function finalizePayment(
 /** What settling a provider's outcome needs: the refund machinery gives money back. */
 export type SettleDeps = Pick<
   RefundServiceDeps,
-  'pool' | 'durablePool' | 'providers' | 'providerTimeoutMs' | 'log'
+  'pool' | 'durablePool' | 'providers' | 'providerTimeoutMs' | 'log' | 'now'
 >;
 
 /**

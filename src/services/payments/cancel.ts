@@ -1,14 +1,18 @@
-import { findPayment, type PaymentRow } from '../db/payments.js';
-import { withTransaction } from '../db/pool.js';
-import { apiError, notFoundPayment } from '../domain/errors.js';
-import { isPaymentId } from '../domain/ids.js';
-import type { ProviderSlug } from '../domain/types.js';
-import { ProviderError, type PaymentProvider, type ProviderContext } from '../providers/types.js';
+import { findPayment, type PaymentRow } from '../../db/payments.js';
+import { withTransaction } from '../../db/pool.js';
+import { apiError, notFoundPayment } from '../../domain/errors.js';
+import { isPaymentId } from '../../domain/ids.js';
+import type { ProviderSlug } from '../../domain/types.js';
+import {
+  ProviderError,
+  type PaymentProvider,
+  type ProviderContext,
+} from '../../providers/types.js';
 import { finalizePayment, outcomeOf, settleOutcome } from './finalize.js';
-import type { StoredResponse } from './idempotency.js';
-import { toPaymentView } from './payments.js';
-import { paymentRef } from './providerStatus.js';
-import { refundPayment, type RefundServiceDeps } from './refunds.js';
+import type { StoredResponse } from '../idempotency.js';
+import { toPaymentView } from './read.js';
+import { paymentRef } from '../providerStatus.js';
+import { refundPayment, type RefundServiceDeps } from '../refunds/refundPayment.js';
 
 const OPERATOR_REFUND_REASON = 'canceled by operator';
 

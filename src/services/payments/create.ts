@@ -1,26 +1,31 @@
-import type { SettledPaymentCache } from '../cache.js';
-import type { AppRow } from '../db/apps.js';
-import * as idem from '../db/idempotency.js';
-import { createPaymentWithFreshClaim, storeInitiatedRegistration } from '../db/paymentCreation.js';
-import * as paymentsDb from '../db/payments.js';
-import type { PaymentRow } from '../db/payments.js';
-import type { Pool } from '../db/pool.js';
-import { isDatabaseUnavailable } from '../db/connection.js';
-import { ApiError, apiError, notFoundPayment, notConfigured } from '../domain/errors.js';
-import { isPaymentId, newId } from '../domain/ids.js';
+/**
+ * POST /v1/payments (docs/api.md#create-a-payment): parse, route, store, register with the
+ * provider, answer idempotently; the fresh-key path in two transactions (issue 28).
+ */
+import type { AppRow } from '../../db/apps.js';
+import * as idem from '../../db/idempotency.js';
+import {
+  createPaymentWithFreshClaim,
+  storeInitiatedRegistration,
+} from '../../db/paymentCreation.js';
+import * as paymentsDb from '../../db/payments.js';
+import type { PaymentRow } from '../../db/payments.js';
+import type { Pool } from '../../db/pool.js';
+import { isDatabaseUnavailable } from '../../db/connection.js';
+import { ApiError, apiError, notConfigured } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
 import {
   parseCreatePayment,
   parseJsonObject,
   type CreatePaymentRequest,
-} from '../domain/paymentRequest.js';
-import { routePayment } from '../domain/routing.js';
-import { requestedTestScenario } from '../domain/testScenarios.js';
-import type { Mode, ProviderSlug } from '../domain/types.js';
-import type { ProviderEndpointConfig } from '../config.js';
-import type { ProviderRegistry } from '../providers/registry.js';
-import { ProviderError, type RegisteredPayment } from '../providers/types.js';
-import { finalizePayment } from './finalize.js';
-import { sha256Hex } from '../auth/crypto.js';
+} from '../../domain/paymentRequest.js';
+import { routePayment } from '../../domain/routing.js';
+import { requestedTestScenario } from '../../domain/testScenarios.js';
+import type { Mode, ProviderSlug } from '../../domain/types.js';
+import type { ProviderEndpointConfig } from '../../config.js';
+import type { ProviderRegistry } from '../../providers/registry.js';
+import { ProviderError, type RegisteredPayment } from '../../providers/types.js';
+import { sha256Hex } from '../../auth/crypto.js';
 import {
   CLAIM_LEASE_MS,
   idempotencyScope,
@@ -28,14 +33,7 @@ import {
   validIdempotencyKey,
   type Claim,
   type StoredResponse,
-} from './idempotency.js';
-import {
-  ALREADY_FINALIZED,
-  applied,
-  EventRejected,
-  type Applied,
-  type ProviderEventDeps,
-} from './providerEvent.js';
+} from '../idempotency.js';
 
 export interface PaymentServiceDeps {
   pool: Pool;
@@ -44,6 +42,8 @@ export interface PaymentServiceDeps {
   idrPspDirectQr: boolean;
   providerTimeoutMs: number;
   log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /** The gateway's clock (Gateway.now): registration deadlines are set on it. */
+  now(): number;
 }
 
 /** An unanswered registration is asked about again after this long (the reconciler). */
@@ -56,39 +56,6 @@ const UNANSWERED_REGISTRATION_RECHECK_MS = 5 * 60_000;
  */
 export function registrationGraceMs(providerTimeoutMs: number): number {
   return providerTimeoutMs + 2 * 60_000;
-}
-
-export interface PaymentView {
-  payment_id: string;
-  status: string;
-  amount_minor: number;
-  currency: string;
-  method: string;
-  provider: string;
-  provider_ref: string;
-  metadata: Record<string, unknown>;
-  invoice_number: string;
-  last_error: string;
-  created_at: string;
-  updated_at: string;
-}
-
-/** The shape of GET /v1/payments/{id} (docs/api.md#read-a-payment). */
-export function toPaymentView(p: PaymentRow): PaymentView {
-  return {
-    payment_id: p.id,
-    status: p.status,
-    amount_minor: p.amount_minor,
-    currency: p.currency,
-    method: p.method,
-    provider: p.provider,
-    provider_ref: p.provider_ref ?? '',
-    metadata: p.metadata,
-    invoice_number: p.invoice_number ?? '',
-    last_error: p.last_error,
-    created_at: p.created_at.toISOString(),
-    updated_at: p.updated_at.toISOString(),
-  };
 }
 
 function createdResponse(p: PaymentRow): StoredResponse {
@@ -124,7 +91,7 @@ export async function createPayment(
       if (resumed.provider_ref) return createdResponse(resumed);
       const endpoint = configuredEndpoint(deps, provider, resumed.mode);
       // Claimed first, so the reconciler cannot fail it while this registers it again.
-      const deadline = new Date(Date.now() + registrationGraceMs(deps.providerTimeoutMs));
+      const deadline = new Date(deps.now() + registrationGraceMs(deps.providerTimeoutMs));
       const claimed = await paymentsDb.claimRegistration(deps.pool, resumed.id, deadline);
       if (claimed) return register(deps, claimed, provider, endpoint);
       const now = await paymentsDb.findPayment(deps.pool, resumed.id);
@@ -220,7 +187,7 @@ async function insertNew(
   const ctx = {
     invoicePrefix: req.invoicePrefix,
     claim: claim.scope,
-    registrationDeadline: new Date(Date.now() + registrationGraceMs(deps.providerTimeoutMs)),
+    registrationDeadline: new Date(deps.now() + registrationGraceMs(deps.providerTimeoutMs)),
   };
   try {
     return fresh
@@ -290,7 +257,7 @@ async function register(
       .setProviderDeadline(
         deps.pool,
         payment.id,
-        new Date(Date.now() + UNANSWERED_REGISTRATION_RECHECK_MS),
+        new Date(deps.now() + UNANSWERED_REGISTRATION_RECHECK_MS),
       )
       .catch(() => undefined);
     throw apiError('provider_checkout_unknown', text);
@@ -329,55 +296,4 @@ async function register(
   if (!completing) return response;
   await idem.complete(deps.durablePool, completing, response.status, response.body);
   return { ...response, durable: true };
-}
-
-/** GET /v1/payments/{id} as a JSON body; settled payments come from the cache (see cache.ts). */
-export async function getPaymentBody(
-  reads: paymentsDb.PaymentReadBatcher,
-  cache: SettledPaymentCache,
-  app: AppRow,
-  paymentId: string,
-): Promise<string> {
-  if (!isPaymentId(paymentId)) throw notFoundPayment();
-  const cached = cache.get(paymentId, app.id);
-  if (cached !== undefined) return cached;
-  const row = await reads.get(paymentId);
-  if (!row || row.app_id !== app.id) throw notFoundPayment();
-  const body = JSON.stringify(toPaymentView(row));
-  if (row.status !== 'initiated' && row.provider_ref !== null) cache.set(row.id, row.app_id, body);
-  return body;
-}
-
-/**
- * wallet_psp: the buyer approved; capture now, the provider's capture event settles it. A
- * refused capture fails the payment; an unknown outcome is answered 503 so that the
- * provider redelivers the approval and the capture is tried again.
- */
-export async function captureApproved(
-  deps: ProviderEventDeps,
-  slug: ProviderSlug,
-  payment: PaymentRow,
-): Promise<Applied> {
-  if (payment.status !== 'initiated') return ALREADY_FINALIZED;
-  const provider = deps.providers.get(slug);
-  const endpoint = deps.providers.endpoint(slug, payment.mode);
-  if (!provider.capture || !endpoint) return applied('none', 'none');
-  try {
-    await provider.capture(
-      { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs },
-      { paymentId: payment.id, providerRef: payment.provider_ref },
-    );
-    return applied('none', 'captured');
-  } catch (err) {
-    if (err instanceof ProviderError && err.kind === 'rejected') {
-      // The provider refused the capture: the payment cannot complete.
-      const done = await finalizePayment(deps.pool, payment, {
-        outcome: 'failed',
-        errorText: err.providerText,
-      });
-      return done ? applied('changed', 'finalized_failed') : ALREADY_FINALIZED;
-    }
-    deps.log.warn({ err, payment_id: payment.id }, 'capture indeterminate');
-    throw new EventRejected(apiError('unavailable'), 'capture_indeterminate');
-  }
 }
