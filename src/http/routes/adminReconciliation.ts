@@ -1,11 +1,13 @@
 /**
  * Reconciliation and the CSV exports (issue 27, docs/api.md#reconciliation): thin handlers,
- * parse -> service -> reply. Registered inside adminRoutes, behind its bearer-token hook.
+ * parse -> service -> reply, behind the admin guard.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { apiError } from '../../domain/errors.js';
 import { exactJson } from '../../domain/exactJson.js';
+import { PARAMS } from '../../domain/schemas.js';
+import { PROVIDERS } from '../../domain/types.js';
 import { reconciliationDeps, type Gateway } from '../../gateway.js';
 import { ledgerCsv, reconciliationCsv } from '../../services/exports.js';
 import {
@@ -14,16 +16,69 @@ import {
   runReconciliation,
 } from '../../services/reconciliation.js';
 import { listSettlementFiles, uploadSettlementFile } from '../../services/reconciliationImports.js';
+import * as E from '../openapi/errors.js';
+import type { Param } from '../openapi/types.js';
 import { jsonBody, rawBody, sendJson } from '../reply.js';
-import { requestAudit } from './adminOps.js';
+import { defineRoutes } from './route.js';
+import { requestAudit } from './adminGuard.js';
+import { one } from './query.js';
 
-type Query = Partial<Record<string, string>>;
+const q = (
+  name: string,
+  schema: Record<string, unknown>,
+  description?: string,
+  required = false,
+): Param => ({
+  name,
+  in: 'query',
+  schema,
+  ...(description ? { description } : {}),
+  ...(required ? { required } : {}),
+});
 
-/** A repeated parameter (?a=1&a=2) counts as its first value. */
-function one(q: Query, name: string): string | undefined {
-  const v: unknown = q[name];
-  return Array.isArray(v) ? (v[0] as string | undefined) : (v as string | undefined);
-}
+const PROVIDER = q('provider', { type: 'string', enum: [...PROVIDERS] }, undefined, true);
+const DATE = q('date', { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, 'A UTC day.', true);
+const MODE = q('mode', { type: 'string', enum: ['test', 'sandbox', 'live'] }, 'Default live.');
+
+const example = {
+  provider: 'wallet_psp',
+  mode: 'live',
+  date: '2026-11-24',
+  status: 'mismatched',
+  run_id: '5b1e0c7a9d3f4e2b8c6a1d0e9f8b7a6c',
+  ran_at: '2026-11-25T03:00:04.512Z',
+  import_id: null,
+  matched_count: 1841,
+  gateway_net_minor: 9120400,
+  provider_net_minor: 9125400,
+  fees_minor: 340112,
+  items: [
+    {
+      kind: 'missing_in_gateway',
+      movement: 'charge',
+      provider_ref: '2GG279541U471931P',
+      payment_id: '0123456789abcdef0123456789abcdef',
+      currency: 'EUR',
+      gateway_amount_minor: null,
+      provider_amount_minor: 5000,
+      provider_status: 'completed',
+      exception_id: '89abcdef0123456789abcdef01234567',
+    },
+  ],
+};
+
+const importExample = {
+  import_id: '2f1e0d9c8b7a69584736251403f2e1d0',
+  provider: 'idr_psp',
+  mode: 'live',
+  date: '2026-11-24',
+  filename: 'settlement-2026-11-24.csv',
+  row_count: 5120,
+  uploaded_at: '2026-11-25T02:14:09.120Z',
+  uploaded_by: { request_id: 'req-1f', source_ip: '203.0.113.7' },
+};
+
+const CSV = 'text/csv';
 
 function sendCsv(reply: FastifyReply, csv: { filename: string; body: Readable }) {
   return reply
@@ -55,86 +110,195 @@ function sendExport(
   return sendCsv(reply, csv);
 }
 
-export function registerReconciliationRoutes(app: FastifyInstance, gw: Gateway): void {
-  const deps = reconciliationDeps(gw);
-  const target = (q: Query) =>
-    parseTarget(
-      { provider: one(q, 'provider'), date: one(q, 'date'), mode: one(q, 'mode') },
-      gw.now(),
-    );
+const tag = 'Admin: reconciliation';
 
-  app.get<{ Querystring: Query }>('/reconciliation', async (req, reply) =>
-    sendJson(reply, 200, exactJson(await getReconciliation(gw.pool, target(req.query)))),
-  );
-
-  app.post('/reconciliation/runs', async (req, reply) => {
-    const body = jsonBody(req);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw apiError('invalid', 'body must be a JSON object');
-    }
-    const t = parseTarget(body as Record<string, unknown>, gw.now());
-    const audit = requestAudit(req, 'reconciliation.run');
-    return sendJson(reply, 200, exactJson(await runReconciliation(deps, t, 'operator', audit)));
-  });
-
-  app.post<{ Querystring: Query }>(
-    '/reconciliation/imports',
-    { bodyLimit: gw.config.reconciliation.importMaxBytes },
-    async (req, reply) => {
-      const res = await uploadSettlementFile(
-        gw.pool,
-        {
-          provider: one(req.query, 'provider'),
-          date: one(req.query, 'date'),
-          mode: one(req.query, 'mode'),
-          filename: one(req.query, 'filename'),
+export const reconciliationRoutes = defineRoutes(
+  [
+    {
+      method: 'get',
+      path: '/admin/reconciliation',
+      operationId: 'getReconciliation',
+      tag,
+      summary: "A day's reconciliation with a provider",
+      description:
+        'The newest run of the day (docs/api.md#reconciliation); status pending and no items before the first run.',
+      security: 'admin',
+      parameters: [PROVIDER, DATE, MODE],
+      ok: { 200: { schema: 'Reconciliation', description: 'The day.', example } },
+      errors: E.RECONCILIATION_TARGET,
+    },
+    {
+      method: 'post',
+      path: '/admin/reconciliation/runs',
+      operationId: 'runReconciliation',
+      tag,
+      summary: 'Reconcile a day now',
+      description:
+        '`{ "provider", "date", "mode"? }`: reads the provider\'s record (wallet_psp, card_psp: their API; idr_psp: the last settlement file imported for the day) and answers the result.',
+      security: 'admin',
+      rawBody: {
+        description: '{ "provider": "wallet_psp", "date": "2026-11-24", "mode": "live" }',
+      },
+      ok: { 200: { schema: 'Reconciliation', description: 'The new run.', example } },
+      errors: E.merge(E.JSON_BODY, E.RECONCILIATION_TARGET, E.RECONCILIATION_RUN, E.WITH_BODY),
+    },
+    {
+      method: 'post',
+      path: '/admin/reconciliation/imports',
+      operationId: 'importSettlementFile',
+      tag,
+      summary: "Upload a provider's settlement report file (idr_psp)",
+      description:
+        'The body is the file as the provider gives it (docs/providers/idr_psp.md#settlement-report-file). Checked whole: a refused file stores nothing; the same bytes again answer 200 with the first upload and change nothing.',
+      security: 'admin',
+      parameters: [
+        q('provider', { type: 'string', enum: ['idr_psp'] }, undefined, true),
+        DATE,
+        MODE,
+        q('filename', { type: 'string' }, 'Shown in the list; default <provider>-<date>.csv.'),
+      ],
+      rawBody: { description: 'The CSV file.', contentType: CSV },
+      ok: {
+        201: { schema: 'ReconciliationImport', description: 'Stored.', example: importExample },
+        200: {
+          schema: 'ReconciliationImport',
+          description: 'The same file was stored before: that upload.',
+          example: importExample,
         },
-        rawBody(req),
-        { requestId: String(req.id), sourceIp: req.ip },
-        requestAudit(req, 'reconciliation.import'),
+      },
+      errors: E.merge(E.RECONCILIATION_TARGET, E.SETTLEMENT_FILE),
+    },
+    {
+      method: 'get',
+      path: '/admin/reconciliation/imports',
+      operationId: 'listSettlementFiles',
+      tag,
+      summary: 'Uploaded settlement files, newest first, with who uploaded them',
+      security: 'admin',
+      parameters: [
+        q('provider', { type: 'string', enum: [...PROVIDERS] }),
+        q('limit', PARAMS.limit),
+      ],
+      ok: {
+        200: {
+          schema: 'ReconciliationImportList',
+          description: 'The uploads.',
+          example: { imports: [importExample] },
+        },
+      },
+      errors: E.merge(E.IMPORT_LIST, E.LIST_LIMIT),
+    },
+    {
+      method: 'get',
+      path: '/admin/reconciliation/export.csv',
+      operationId: 'exportReconciliation',
+      tag,
+      summary: "A day's reconciliation items as CSV",
+      security: 'admin',
+      parameters: [PROVIDER, DATE, MODE],
+      ok: {
+        200: {
+          text: CSV,
+          description: 'RFC 4180 CSV with a header line, streamed.',
+          example:
+            'provider,mode,date,kind,movement,provider_ref,payment_id,currency,gateway_amount_minor,provider_amount_minor,provider_status,exception_id\r\n',
+        },
+      },
+      errors: E.merge(E.RECONCILIATION_TARGET, E.TOO_MANY_EXPORTS),
+    },
+    {
+      method: 'get',
+      path: '/admin/ledger/export.csv',
+      operationId: 'exportLedger',
+      tag,
+      summary: 'The ledger over [since, until) as CSV, oldest first',
+      description: 'Streamed from a database cursor: any window exports in bounded memory.',
+      security: 'admin',
+      parameters: [
+        q('since', PARAMS.time, 'Required: occurred_at from (inclusive).', true),
+        q('until', PARAMS.time, 'Default now: occurred_at before (exclusive).'),
+        q('provider', { type: 'string', enum: [...PROVIDERS] }),
+        q('mode', PARAMS.mode),
+      ],
+      ok: {
+        200: {
+          text: CSV,
+          description: 'RFC 4180 CSV with a header line, streamed.',
+          example:
+            'occurred_at,id,type,payment_id,refund_id,dispute_id,exception_id,app_id,provider,mode,currency,amount_minor,fee_minor\r\n',
+        },
+      },
+      errors: E.merge(E.LEDGER_EXPORT, E.SINCE_UNTIL, E.TOO_MANY_EXPORTS),
+    },
+  ],
+  ({ gw }) => {
+    const deps = reconciliationDeps(gw);
+    const target = (req: FastifyRequest) =>
+      parseTarget(
+        { provider: one(req, 'provider'), date: one(req, 'date'), mode: one(req, 'mode') },
         gw.now(),
       );
-      return sendJson(reply, res.status, res.body);
-    },
-  );
-
-  app.get<{ Querystring: Query }>('/reconciliation/imports', async (req, reply) =>
-    sendJson(
-      reply,
-      200,
-      await listSettlementFiles(gw.pool, {
-        provider: one(req.query, 'provider'),
-        limit: one(req.query, 'limit'),
-      }),
-    ),
-  );
-
-  app.get<{ Querystring: Query }>('/reconciliation/export.csv', async (req, reply) =>
-    sendExport(gw, reply, (pool) =>
-      reconciliationCsv(
-        pool,
-        {
-          provider: one(req.query, 'provider'),
-          date: one(req.query, 'date'),
-          mode: one(req.query, 'mode'),
+    return {
+      getReconciliation: async (req, reply) =>
+        sendJson(reply, 200, exactJson(await getReconciliation(gw.pool, target(req)))),
+      runReconciliation: async (req, reply) => {
+        const body = jsonBody(req);
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+          throw apiError('invalid', 'body must be a JSON object');
+        }
+        const t = parseTarget(body as Record<string, unknown>, gw.now());
+        const audit = requestAudit(req, 'reconciliation.run');
+        return sendJson(reply, 200, exactJson(await runReconciliation(deps, t, 'operator', audit)));
+      },
+      importSettlementFile: {
+        bodyLimit: gw.config.reconciliation.importMaxBytes,
+        handler: async (req, reply) => {
+          const res = await uploadSettlementFile(
+            gw.pool,
+            {
+              provider: one(req, 'provider'),
+              date: one(req, 'date'),
+              mode: one(req, 'mode'),
+              filename: one(req, 'filename'),
+            },
+            rawBody(req),
+            { requestId: String(req.id), sourceIp: req.ip },
+            requestAudit(req, 'reconciliation.import'),
+            gw.now(),
+          );
+          return sendJson(reply, res.status, res.body);
         },
-        gw.now(),
-      ),
-    ),
-  );
-
-  app.get<{ Querystring: Query }>('/ledger/export.csv', async (req, reply) =>
-    sendExport(gw, reply, (pool) =>
-      ledgerCsv(
-        pool,
-        {
-          since: one(req.query, 'since'),
-          until: one(req.query, 'until'),
-          provider: one(req.query, 'provider'),
-          mode: one(req.query, 'mode'),
-        },
-        gw.now(),
-      ),
-    ),
-  );
-}
+      },
+      listSettlementFiles: async (req, reply) =>
+        sendJson(
+          reply,
+          200,
+          await listSettlementFiles(gw.pool, {
+            provider: one(req, 'provider'),
+            limit: one(req, 'limit'),
+          }),
+        ),
+      exportReconciliation: async (req, reply) =>
+        sendExport(gw, reply, (pool) =>
+          reconciliationCsv(
+            pool,
+            { provider: one(req, 'provider'), date: one(req, 'date'), mode: one(req, 'mode') },
+            gw.now(),
+          ),
+        ),
+      exportLedger: async (req, reply) =>
+        sendExport(gw, reply, (pool) =>
+          ledgerCsv(
+            pool,
+            {
+              since: one(req, 'since'),
+              until: one(req, 'until'),
+              provider: one(req, 'provider'),
+              mode: one(req, 'mode'),
+            },
+            gw.now(),
+          ),
+        ),
+    };
+  },
+);
