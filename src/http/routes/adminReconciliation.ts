@@ -110,6 +110,72 @@ function sendExport(
   return sendCsv(reply, csv);
 }
 
+// The 400s and other errors of these routes, from the closed error table.
+
+/** provider, date and mode of a reconciliation (query or body). */
+const RECONCILIATION_TARGET: E.ErrorTable = E.invalid(
+  'provider must be one of idr_psp, card_psp, wallet_psp',
+  'date must be a day as YYYY-MM-DD',
+  'date must not be in the future',
+  'mode must be one of test, sandbox, live',
+);
+
+const RECONCILIATION_RUN: E.ErrorTable = E.merge(
+  E.templated('no_settlement_file', [
+    { name: 'provider', pattern: 'idr_psp', example: 'idr_psp' },
+    { name: 'date', pattern: '\\d{4}-\\d{2}-\\d{2}', example: '2026-11-24' },
+  ]),
+  E.templated('reconciliation_failed', [
+    {
+      name: "the provider's text",
+      pattern: E.ANY,
+      example: 'wallet_psp is not configured for live mode',
+    },
+  ]),
+  E.templated('reconciliation_unknown', [
+    { name: 'what happened', pattern: E.ANY, example: 'card_psp timed out after 15000 ms' },
+  ]),
+);
+
+/** POST /admin/reconciliation/imports: the file is checked whole; nothing of a refused one is kept. */
+const SETTLEMENT_FILE: E.ErrorTable = E.merge(
+  E.invalid(
+    'settlement file is empty',
+    'settlement file must be UTF-8 text',
+    'filename must be 1 to 200 letters, digits, spaces or . _ ( ) -',
+    E.t(
+      'provider <provider> is reconciled from its API; settlement files are for idr_psp',
+      '^provider (card_psp|wallet_psp) is reconciled from its API; settlement files are for idr_psp$',
+      'provider wallet_psp is reconciled from its API; settlement files are for idr_psp',
+    ),
+    E.t(
+      'not an idr_psp settlement report: the first line must be <the header>',
+      '^not an idr_psp settlement report: the first line must be [a-z_,]+$',
+      'not an idr_psp settlement report: the first line must be order_id,transaction_id,refund_key,transaction_type,payment_type,transaction_status,transaction_time,settlement_time,currency,gross_amount,fee_amount,net_amount',
+    ),
+    E.t(
+      'settlement file has more than <n> rows',
+      '^settlement file has more than \\d+ rows$',
+      'settlement file has more than 2000000 rows',
+    ),
+    E.t(
+      'settlement file line <n>: <what is wrong>',
+      '^settlement file line \\d+: .+$',
+      'settlement file line 3: gross_amount must be a whole rupiah amount',
+    ),
+  ),
+  E.WITH_BODY,
+);
+
+const IMPORT_LIST: E.ErrorTable = E.invalid(
+  'provider must be one of idr_psp, card_psp, wallet_psp',
+);
+
+const LEDGER_EXPORT: E.ErrorTable = E.invalid(
+  'since is required',
+  'provider must be one of idr_psp, card_psp, wallet_psp',
+);
+
 const tag = 'Admin: reconciliation';
 
 export const reconciliationRoutes = defineRoutes(
@@ -125,7 +191,7 @@ export const reconciliationRoutes = defineRoutes(
       security: 'admin',
       parameters: [PROVIDER, DATE, MODE],
       ok: { 200: { schema: 'Reconciliation', description: 'The day.', example } },
-      errors: E.RECONCILIATION_TARGET,
+      errors: RECONCILIATION_TARGET,
     },
     {
       method: 'post',
@@ -140,7 +206,7 @@ export const reconciliationRoutes = defineRoutes(
         description: '{ "provider": "wallet_psp", "date": "2026-11-24", "mode": "live" }',
       },
       ok: { 200: { schema: 'Reconciliation', description: 'The new run.', example } },
-      errors: E.merge(E.JSON_BODY, E.RECONCILIATION_TARGET, E.RECONCILIATION_RUN, E.WITH_BODY),
+      errors: E.merge(E.JSON_BODY, RECONCILIATION_TARGET, RECONCILIATION_RUN, E.WITH_BODY),
     },
     {
       method: 'post',
@@ -166,7 +232,7 @@ export const reconciliationRoutes = defineRoutes(
           example: importExample,
         },
       },
-      errors: E.merge(E.RECONCILIATION_TARGET, E.SETTLEMENT_FILE),
+      errors: E.merge(RECONCILIATION_TARGET, SETTLEMENT_FILE),
     },
     {
       method: 'get',
@@ -186,7 +252,7 @@ export const reconciliationRoutes = defineRoutes(
           example: { imports: [importExample] },
         },
       },
-      errors: E.merge(E.IMPORT_LIST, E.LIST_LIMIT),
+      errors: E.merge(IMPORT_LIST, E.LIST_LIMIT),
     },
     {
       method: 'get',
@@ -204,7 +270,7 @@ export const reconciliationRoutes = defineRoutes(
             'provider,mode,date,kind,movement,provider_ref,payment_id,currency,gateway_amount_minor,provider_amount_minor,provider_status,exception_id\r\n',
         },
       },
-      errors: E.merge(E.RECONCILIATION_TARGET, E.TOO_MANY_EXPORTS),
+      errors: E.merge(RECONCILIATION_TARGET, E.TOO_MANY_EXPORTS),
     },
     {
       method: 'get',
@@ -228,7 +294,7 @@ export const reconciliationRoutes = defineRoutes(
             'occurred_at,id,type,payment_id,refund_id,dispute_id,exception_id,app_id,provider,mode,currency,amount_minor,fee_minor\r\n',
         },
       },
-      errors: E.merge(E.LEDGER_EXPORT, E.SINCE_UNTIL, E.TOO_MANY_EXPORTS),
+      errors: E.merge(LEDGER_EXPORT, E.SINCE_UNTIL, E.TOO_MANY_EXPORTS),
     },
   ],
   ({ gw }) => {
