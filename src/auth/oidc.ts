@@ -20,6 +20,9 @@ export interface SignInStart {
 
 /** What the identity provider says about the person who signed in. */
 export interface SignedInIdentity {
+  /** The account at the identity provider: issuer and subject, stable where the email is not. */
+  issuer: string;
+  subject: string;
   email: string | null;
   emailVerified: boolean;
 }
@@ -87,7 +90,9 @@ export class OidcSignIn {
       idTokenExpected: true,
     });
     const claims = tokens.claims();
-    if (!claims) return { email: null, emailVerified: false };
+    // idTokenExpected: openid-client refuses a response without an ID token, so claims are set.
+    if (!claims) throw new Error('no ID token');
+    const account = { issuer: claims.iss, subject: claims.sub };
     let email: unknown = claims.email;
     let verified: unknown = claims.email_verified;
     if (typeof email !== 'string') {
@@ -96,6 +101,7 @@ export class OidcSignIn {
       verified = info.email_verified;
     }
     return {
+      ...account,
       email: typeof email === 'string' ? email : null,
       emailVerified: verified === true,
     };

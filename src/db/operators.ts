@@ -52,6 +52,27 @@ export async function findOperatorByEmail(
   return res.rows[0] ?? null;
 }
 
+/**
+ * Binds the operator to the identity provider's account on its first sign-in, or confirms the
+ * account it is bound to. One statement, so two first sign-ins racing bind one account only.
+ * A binding made under another issuer (the gateway moved to a new identity provider) is
+ * replaced: the issuer is the gateway's own setting, not something a sign-in can choose.
+ * false: the operator is bound to another account of this issuer, or is disabled or gone.
+ */
+export async function bindOperatorIdentity(
+  db: Queryable,
+  id: string,
+  account: { issuer: string; subject: string },
+): Promise<boolean> {
+  const res = await db.query(
+    `UPDATE operators SET oidc_issuer = $2, oidc_subject = $3
+     WHERE id = $1 AND NOT disabled
+       AND (oidc_subject IS NULL OR oidc_issuer IS DISTINCT FROM $2 OR oidc_subject = $3)`,
+    [id, account.issuer, account.subject],
+  );
+  return res.rowCount === 1;
+}
+
 export async function updateOperator(
   db: Queryable,
   id: string,
@@ -59,7 +80,11 @@ export async function updateOperator(
 ): Promise<OperatorRow | null> {
   const res = await db.query<OperatorRow>(
     `UPDATE operators SET name = coalesce($2, name), role = coalesce($3, role),
-       disabled = coalesce($4, disabled), updated_at = now()
+       disabled = coalesce($4, disabled), updated_at = now(),
+       -- Disabling releases the identity provider's account: enabled again, the operator
+       -- binds to whichever account signs in first with the verified email.
+       oidc_issuer = CASE WHEN $4 THEN NULL ELSE oidc_issuer END,
+       oidc_subject = CASE WHEN $4 THEN NULL ELSE oidc_subject END
      WHERE id = $1 RETURNING ${OPERATOR_COLUMNS}`,
     [id, p.name, p.role, p.disabled],
   );

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Actor } from '../auth/adminAuth.js';
 import type { OidcSignIn } from '../auth/oidc.js';
-import { findOperatorByEmail } from '../db/operators.js';
+import { bindOperatorIdentity, findOperatorByEmail } from '../db/operators.js';
 import { withTransaction, type Pool, type Queryable } from '../db/pool.js';
 import * as db from '../db/sessions.js';
 import { apiError } from '../domain/errors.js';
@@ -81,6 +81,9 @@ export async function finishSignIn(
   if (!operator || operator.disabled) throw failed('no enabled operator account for this email');
   const cookieValue = randomBytes(32).toString('base64url');
   await withTransaction(pool, async (tx) => {
+    if (!(await bindOperatorIdentity(tx, operator.id, identity))) {
+      throw failed('this email belongs to an operator bound to another account');
+    }
     await db.insertSession(tx, {
       idHash: secretHash(cookieValue),
       operatorId: operator.id,

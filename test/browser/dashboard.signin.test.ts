@@ -294,6 +294,46 @@ test('a session ends when idle, at its absolute age, and when its operator is di
   await gw.admin('PATCH', `/admin/operators/${sam?.id ?? ''}`, { disabled: false });
 });
 
+test('an operator is bound to the first account that signed in; disabling releases it', async () => {
+  // The provider's subject is the login name, so "Sam@example.com" is another account with
+  // the same verified email (in another case) as "sam@example.com", who signs in first (the
+  // test above disabled Sam, which released any earlier binding).
+  await browser.context.clearCookies();
+  const bound = await signIn('sam@example.com');
+  await bound.getByText('sam@example.com · support').waitFor();
+  await bound.close();
+  await browser.context.clearCookies();
+  const other = await signIn('Sam@example.com');
+  assert.equal(
+    (await other.textContent('body'))?.trim(),
+    'sign-in failed: this email belongs to an operator bound to another account',
+  );
+  await other.close();
+  assert.equal(
+    (await browser.context.cookies(site)).some((c) => c.name === 'paygate_session'),
+    false,
+  );
+  const sam = (await gw.admin('GET', '/admin/operators'))
+    .json<{ operators: { id: string; email: string }[] }>()
+    .operators.find((o) => o.email === 'sam@example.com');
+  assert.ok(sam);
+  for (const disabled of [true, false]) {
+    const res = await gw.admin('PATCH', `/admin/operators/${sam.id}`, { disabled });
+    assert.equal(res.status, 200, res.text);
+  }
+  const rebound = await signIn('Sam@example.com');
+  await rebound.getByText('sam@example.com · support').waitFor();
+  await rebound.close();
+  // And now the first account is the other one.
+  await browser.context.clearCookies();
+  const first = await signIn('sam@example.com');
+  assert.equal(
+    (await first.textContent('body'))?.trim(),
+    'sign-in failed: this email belongs to an operator bound to another account',
+  );
+  await first.close();
+});
+
 test('no account, or no verified email: sign-in fails with the reason', async () => {
   await browser.context.clearCookies();
   const unknown = await signIn('nobody@example.com');

@@ -12,7 +12,13 @@ export interface Received {
 export type Behaviour = (
   index: number,
   req: Received,
-) => { status: number; delayMs?: number; body?: string | Buffer };
+) => {
+  status: number;
+  delayMs?: number;
+  body?: string | Buffer;
+  /** The answer waits for this too (a receiver held until the test lets it go). */
+  heldUntil?: Promise<unknown>;
+};
 
 /**
  * An app's webhook endpoint for tests. It checks X-PAY-Signature with its own HMAC code
@@ -39,10 +45,13 @@ export class Receiver {
         };
         const index = this.received.length;
         this.received.push(entry);
-        const { status, delayMs, body: answer } = this.behaviour(index, entry);
-        setTimeout(() => {
-          if (!res.destroyed) res.writeHead(status).end(answer);
-        }, delayMs ?? 0);
+        const { status, delayMs, body: answer, heldUntil } = this.behaviour(index, entry);
+        const reply = () =>
+          setTimeout(() => {
+            if (!res.destroyed) res.writeHead(status).end(answer);
+          }, delayMs ?? 0);
+        if (heldUntil) void heldUntil.then(reply);
+        else reply();
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));

@@ -77,7 +77,12 @@ test('every payment answered 201 without an Idempotency-Key survives the primary
     }
   };
   const load = Promise.all([...Array.from({ length: CLIENTS }, (_, n) => client(n)), appClient()]);
+  // At least LOAD_MS of load, and on a busy machine until every client has had answers.
   await new Promise((r) => setTimeout(r, LOAD_MS));
+  for (const until = Date.now() + 60_000; Date.now() < until;) {
+    if (acknowledged.length >= CLIENTS * 2 && appsAcknowledged.length > 0) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   const ackedBeforeKill = acknowledged.length;
   db.killPrimary();
   killed = true;

@@ -6,8 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.js';
+import { bindOperatorIdentity } from '../../src/db/operators.js';
 import { assertError } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { createOperator } from '../helpers/operators.js';
 
 async function get(gw: TestGateway, path: string, headers: Record<string, string> = {}) {
   const res = await fetch(gw.url + path, { headers, redirect: 'manual' });
@@ -124,5 +126,35 @@ describe('sign-in starts, bounded per source', () => {
       assert.equal(res.headers.get('retry-after'), '5');
     }
     assertError(await get(gw, '/auth/oidc/start'), 429, 'too many failed authentications');
+  });
+});
+
+describe("binding an operator to the identity provider's account", () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway({}, { workers: false });
+  });
+  after(() => gw?.stop());
+
+  test('two first sign-ins from different accounts race: one account is bound', async () => {
+    const op = await createOperator(gw, 'viewer');
+    const pool = gw.running.gw.pool;
+    const issuer = 'https://id.example.com';
+    const subjects = Array.from({ length: 8 }, (_, i) => `account-${i}`);
+    const won = await Promise.all(
+      subjects.map((subject) => bindOperatorIdentity(pool, op.id, { issuer, subject })),
+    );
+    assert.equal(won.filter(Boolean).length, 1, JSON.stringify(won));
+    const winner = subjects[won.indexOf(true)] as string;
+    // The bound account signs in again; the others stay refused.
+    assert.equal(await bindOperatorIdentity(pool, op.id, { issuer, subject: winner }), true);
+    const loser = subjects.find((s) => s !== winner) as string;
+    assert.equal(await bindOperatorIdentity(pool, op.id, { issuer, subject: loser }), false);
+    // A new identity provider (OIDC_ISSUER changed) binds anew.
+    const next = { issuer: 'https://sso.example.org', subject: loser };
+    assert.equal(await bindOperatorIdentity(pool, op.id, next), true);
+    // A disabled operator binds nothing.
+    await gw.admin('PATCH', `/admin/operators/${op.id}`, { disabled: true });
+    assert.equal(await bindOperatorIdentity(pool, op.id, next), false);
   });
 });
