@@ -14,15 +14,11 @@ import { durable } from '../db/pool.js';
 import { ApiError, errorReply, type FixedTextKind } from '../domain/errors.js';
 import type { Gateway } from '../gateway.js';
 import { connectionsDropped } from '../metrics.js';
-import { openApiRoute } from './openapi/route.js';
+import { API } from './api.js';
+import { buildOpenApiDocument } from './openapi/document.js';
 import { PAYMENT_ID_PATH } from './paths.js';
 import { isMarkedDurable, sendError, sendText } from './reply.js';
-import { adminRoutes, metricsRoute } from './routes/admin.js';
-import { dashboardRoutes } from './routes/dashboard.js';
-import { healthRoutes } from './routes/health.js';
-import { signInRoutes } from './routes/signIn.js';
-import { v1Routes } from './routes/v1.js';
-import { webhookRoutes } from './routes/webhooks.js';
+import { mountRoutes } from './routes/route.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -171,14 +167,16 @@ export function buildHttpServer(gw: Gateway, mounts: readonly Mount[] = []) {
 
   app.setNotFoundHandler((_req, reply) => sendError(reply, 'not_found'));
 
-  app.register(healthRoutes(gw));
-  app.register(v1Routes(gw));
-  app.register(webhookRoutes(gw));
-  app.register(adminRoutes(gw), { prefix: '/admin' });
-  app.register(metricsRoute(gw));
-  app.register(signInRoutes(gw));
-  app.register(dashboardRoutes());
-  app.register(openApiRoute());
+  // The API (api.ts): each scope a plugin of its own, its routes registered from their
+  // contracts; the same contracts make the document served at /openapi.json.
+  const openApiJson = JSON.stringify(buildOpenApiDocument());
+  for (const scope of API) {
+    app.register(async (scoped) => {
+      await scope.setup?.(scoped, gw);
+      for (const group of scope.groups)
+        mountRoutes(scoped, group, { gw, app: scoped, openApiJson });
+    });
+  }
   for (const m of mounts) app.register(m.routes, { prefix: m.prefix });
   return app;
 }

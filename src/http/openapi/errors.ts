@@ -5,7 +5,6 @@
  * the parsers use. The integration tests check every error answer they receive against the
  * resulting lists (test/helpers/openapiCheck.ts).
  */
-import { errorReply, type ErrorKind, type FixedTextKind } from '../../domain/errors.js';
 import { MAX_JSON_DEPTH } from '../../domain/jsonInput.js';
 import {
   bodyErrors,
@@ -19,69 +18,21 @@ import { CURRENCY_EXPONENT } from '../../domain/money.js';
 import { LEDGER_TYPES, PAYMENT_STATUSES, PROVIDERS } from '../../domain/types.js';
 import { AUDIT_ACTIONS } from '../../services/audit.js';
 
-/** A body with filled-in parts: the pattern it matches and one real example. */
-export interface Templated {
-  readonly pattern: string;
-  readonly example: string;
-  readonly description: string;
-}
-export type ErrorBody = string | Templated;
-export type ErrorTable = Readonly<Partial<Record<number, readonly ErrorBody[]>>>;
+import { errorReply } from '../../domain/errors.js';
+import {
+  ANY,
+  escape,
+  fixed,
+  invalid,
+  merge,
+  STATUS,
+  t,
+  templated,
+  type ErrorBody,
+  type ErrorTable,
+} from './errorTable.js';
 
-const t = (template: string, pattern: string, example: string): Templated => ({
-  pattern,
-  example,
-  description: template,
-});
-
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** Fixed kinds of the error table, each under its own status. */
-export function fixed(...kinds: FixedTextKind[]): ErrorTable {
-  return merge(...kinds.map((k) => ({ [errorReply(k).status]: [errorReply(k).body] })));
-}
-
-/**
- * A templated kind of the error table: its description and pattern are its own template
- * filled with `<name>` and with each part's pattern; the example fills in `example`.
- */
-function templated(
-  kind: ErrorKind,
-  parts: readonly { name: string; pattern: string; example: string }[],
-): ErrorTable {
-  const fill = (values: string[]) =>
-    (errorReply as (k: ErrorKind, ...a: string[]) => { status: number; body: string })(
-      kind,
-      ...values,
-    );
-  const markers = parts.map((_p, i) => `\u0000${i}\u0000`);
-  let pattern = escape(fill(markers).body);
-  parts.forEach((p, i) => {
-    pattern = pattern.replace(escape(markers[i] as string), p.pattern);
-  });
-  const { status, body: example } = fill(parts.map((p) => p.example));
-  return {
-    [status]: [t(fill(parts.map((p) => `<${p.name}>`)).body, `^${pattern}$`, example)],
-  };
-}
-
-const ANY = '[\\s\\S]+';
-const STATUS = (values: readonly string[]) => `(${values.join('|')})`;
-
-/** Merges tables: the bodies of each status, in order, without repeats. */
-export function merge(...tables: ErrorTable[]): ErrorTable {
-  const out: Partial<Record<number, ErrorBody[]>> = {};
-  for (const table of tables) {
-    for (const [status, bodies] of Object.entries(table)) {
-      const list = (out[Number(status)] ??= []);
-      for (const b of bodies ?? []) {
-        const key = JSON.stringify(b);
-        if (!list.some((x) => JSON.stringify(x) === key)) list.push(b);
-      }
-    }
-  }
-  return out;
-}
+export * from './errorTable.js';
 
 /**
  * Any request, routed or not: what the HTTP layer answers itself (a malformed request, a
@@ -135,10 +86,6 @@ export const SIGN_IN_FAILED: ErrorTable = merge(
   ]),
   fixed('too_many_failed_authentications', 'not_found'),
 );
-
-const invalid = (...bodies: ErrorBody[]): ErrorTable => ({
-  [errorReply('invalid', '').status]: bodies,
-});
 
 /** docs/api.md#text-in-request-bodies: every JSON body, before anything else reads it. */
 export const JSON_TEXT: ErrorTable = merge(
@@ -400,69 +347,3 @@ export const DASHBOARD: ErrorTable = fixed('not_found', 'dashboard_not_built');
 
 /** The answers to a path or method the document does not list, and before routing. */
 export const UNROUTED: ErrorTable = merge(fixed('not_found', 'unavailable'), HTTP_LAYER);
-
-// ------------------------------------------------------------------- reconciliation
-
-/** provider, date and mode of a reconciliation (query or body). */
-export const RECONCILIATION_TARGET: ErrorTable = invalid(
-  'provider must be one of idr_psp, card_psp, wallet_psp',
-  'date must be a day as YYYY-MM-DD',
-  'date must not be in the future',
-  'mode must be one of test, sandbox, live',
-);
-
-export const RECONCILIATION_RUN: ErrorTable = merge(
-  templated('no_settlement_file', [
-    { name: 'provider', pattern: 'idr_psp', example: 'idr_psp' },
-    { name: 'date', pattern: '\\d{4}-\\d{2}-\\d{2}', example: '2026-11-24' },
-  ]),
-  templated('reconciliation_failed', [
-    {
-      name: "the provider's text",
-      pattern: ANY,
-      example: 'wallet_psp is not configured for live mode',
-    },
-  ]),
-  templated('reconciliation_unknown', [
-    { name: 'what happened', pattern: ANY, example: 'card_psp timed out after 15000 ms' },
-  ]),
-);
-
-/** POST /admin/reconciliation/imports: the file is checked whole; nothing of a refused one is kept. */
-export const SETTLEMENT_FILE: ErrorTable = merge(
-  invalid(
-    'settlement file is empty',
-    'settlement file must be UTF-8 text',
-    'filename must be 1 to 200 letters, digits, spaces or . _ ( ) -',
-    t(
-      'provider <provider> is reconciled from its API; settlement files are for idr_psp',
-      '^provider (card_psp|wallet_psp) is reconciled from its API; settlement files are for idr_psp$',
-      'provider wallet_psp is reconciled from its API; settlement files are for idr_psp',
-    ),
-    t(
-      'not an idr_psp settlement report: the first line must be <the header>',
-      '^not an idr_psp settlement report: the first line must be [a-z_,]+$',
-      'not an idr_psp settlement report: the first line must be order_id,transaction_id,refund_key,transaction_type,payment_type,transaction_status,transaction_time,settlement_time,currency,gross_amount,fee_amount,net_amount',
-    ),
-    t(
-      'settlement file has more than <n> rows',
-      '^settlement file has more than \\d+ rows$',
-      'settlement file has more than 2000000 rows',
-    ),
-    t(
-      'settlement file line <n>: <what is wrong>',
-      '^settlement file line \\d+: .+$',
-      'settlement file line 3: gross_amount must be a whole rupiah amount',
-    ),
-  ),
-  WITH_BODY,
-);
-
-export const IMPORT_LIST: ErrorTable = invalid(
-  'provider must be one of idr_psp, card_psp, wallet_psp',
-);
-
-export const LEDGER_EXPORT: ErrorTable = invalid(
-  'since is required',
-  'provider must be one of idr_psp, card_psp, wallet_psp',
-);

@@ -3,6 +3,7 @@
  * a personal token, or the dashboard's session cookie with its CSRF token on changes), then
  * the role matrix (src/auth/roles.ts). The actor it finds is what the audit log records.
  */
+import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateAdminFrom, limited, type Actor } from '../../auth/adminAuth.js';
 import { safeEqual } from '../../auth/crypto.js';
@@ -11,7 +12,13 @@ import { adminTokenEnabled } from '../../db/operators.js';
 import { apiError } from '../../domain/errors.js';
 import type { Gateway } from '../../gateway.js';
 import { adminAuthRateLimited } from '../../metrics.js';
-import { ROOT_ACTOR, type AuditActor } from '../../services/audit.js';
+import {
+  auditFor,
+  ROOT_ACTOR,
+  type Audit,
+  type AuditAction,
+  type AuditActor,
+} from '../../services/audit.js';
 import { useOperatorToken } from '../../services/operators.js';
 import { useSession } from '../../services/sessions.js';
 import { header, markDurable } from '../reply.js';
@@ -25,6 +32,29 @@ export function actorOf(req: FastifyRequest): Actor {
   const actor = actors.get(req);
   if (!actor) throw new Error('an admin request without an authenticated actor');
   return actor;
+}
+
+/**
+ * The setup of every admin route and /metrics: a credential (ADMIN_TOKEN, a personal token,
+ * a dashboard session) and the role matrix. Cookies are parsed here only, when a request has
+ * no Authorization header; the plugin is scoped to these routes.
+ */
+export async function guarded(app: FastifyInstance, gw: Gateway): Promise<void> {
+  await app.register(fastifyCookie, { hook: false });
+  app.addHook('onRequest', async (req) => {
+    await guardAdmin(gw, app, req);
+  });
+}
+
+/**
+ * The request's audit writer: who acted (the guard's actor), Fastify's request id, the socket
+ * address (trustProxy applies).
+ */
+export function requestAudit(req: FastifyRequest, action: AuditAction): Audit {
+  return auditFor(
+    { requestId: String(req.id), sourceIp: req.ip, actor: auditActor(actorOf(req)) },
+    action,
+  );
 }
 
 export function auditActor(actor: Actor): AuditActor {
