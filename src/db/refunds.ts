@@ -130,18 +130,19 @@ export async function settleRefund(
 export async function claimUnansweredRefunds(
   db: Queryable,
   limit: number,
-  asOf: Date,
 ): Promise<RefundRow[]> {
-  // Due on the gateway's clock (asOf), which tests move; the claim itself is stamped now().
+  // Due on the database's clock, the one that stamped updated_at: an instance whose own clock
+  // runs ahead must never resend a refund whose first call may still be waiting on the
+  // provider. (Tests backdate the row instead of moving the gateway's clock.)
   const res = await db.query<RefundRow>(
     `UPDATE refunds SET updated_at = now()
      WHERE id IN (
        SELECT id FROM refunds
        WHERE status = 'initiated' AND provider_ref IS NULL
-         AND updated_at < $2::timestamptz - interval '5 minutes'
+         AND updated_at < now() - interval '5 minutes'
        ORDER BY updated_at LIMIT $1 FOR UPDATE SKIP LOCKED)
      RETURNING ${REFUND_COLUMNS}`,
-    [limit, asOf],
+    [limit],
   );
   return res.rows;
 }

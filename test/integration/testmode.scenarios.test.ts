@@ -18,7 +18,6 @@ import { FAULT_DELAY_MS } from '../../src/simulators/faults.js';
 import { simulatorEndpoint } from '../../src/providers/testMode.js';
 import { assertError, assertStatus, count, sql } from '../helpers/core.js';
 import { startWithReceiver, type GatewayWithReceiver } from '../helpers/gateway.js';
-import { withClockAhead } from '../helpers/clock.js';
 import { eventually } from '../helpers/eventually.js';
 import { PROVIDER_TIMEOUT_MS, ScenarioProbe, scenarioGateway } from '../helpers/scenarios.js';
 
@@ -328,11 +327,14 @@ describe('refund scenarios', () => {
     assertError(second, 422, 'payment already has a refund');
 
     // Five quiet minutes later the refund reconciler sends it again under the same refund id.
-    // (The gateway's clock moves six minutes; the row is not rewritten.) The gateway's own
-    // refund worker may claim it first (SKIP LOCKED): either resend counts.
-    await withClockAhead(setup.gw.running.gw, 6 * 60_000, () =>
-      retryUnansweredRefunds(serviceDeps(setup.gw.running.gw)),
+    // The row is backdated: the claim is due on the database's clock, which stamped it.
+    await sql(
+      setup.gw.databaseUrl,
+      `UPDATE refunds SET updated_at = now() - interval '6 minutes' WHERE id = $1`,
+      [refund?.id],
     );
+    // The gateway's own refund worker may claim it first (SKIP LOCKED): either resend counts.
+    await retryUnansweredRefunds(serviceDeps(setup.gw.running.gw));
     const settled = await eventually(async () => {
       const [row] = await sql<{ status: string; provider_ref: string }>(
         setup.gw.databaseUrl,

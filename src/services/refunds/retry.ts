@@ -12,7 +12,7 @@ import { callProvider, type RefundServiceDeps } from './refundPayment.js';
  * instances never resend one at the same time.
  */
 export async function retryUnansweredRefunds(deps: RefundServiceDeps, limit = 20): Promise<number> {
-  const due = await refundsDb.claimUnansweredRefunds(deps.pool, limit, new Date(deps.now()));
+  const due = await refundsDb.claimUnansweredRefunds(deps.pool, limit);
   for (const refund of due) {
     const payment = await findPayment(deps.pool, refund.payment_id);
     if (!payment) continue;
