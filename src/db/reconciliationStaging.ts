@@ -68,7 +68,8 @@ export async function stageImports(tx: Queryable, importIds: string[]): Promise<
 
 /**
  * Names each staged movement's payment: by our id, else by the provider's reference of the
- * payment, among the payments of this provider and mode only.
+ * payment, else (a refund) by the refund on record with the provider's refund id; among the
+ * payments of this provider and mode only.
  */
 export async function resolveStaged(tx: Queryable, provider: string, mode: Mode): Promise<void> {
   await tx.query(
@@ -80,6 +81,16 @@ export async function resolveStaged(tx: Queryable, provider: string, mode: Mode)
     `UPDATE reconciliation_staging s SET payment_id = p.id FROM payments p
      WHERE s.payment_id IS NULL AND p.provider_ref = s.payment_ref
        AND p.provider = $1 AND p.mode = $2`,
+    [provider, mode],
+  );
+  // A refund the provider lists without our reference (PayPal names the payment only through
+  // custom_field, absent on a refund made in its dashboard): the refund the gateway recorded
+  // under the provider's refund id names the payment.
+  await tx.query(
+    `UPDATE reconciliation_staging s SET payment_id = r.payment_id
+     FROM refunds r JOIN payments p ON p.id = r.payment_id
+     WHERE s.payment_id IS NULL AND s.type = 'refund'
+       AND r.provider = $1 AND r.provider_ref = s.provider_ref AND p.mode = $2`,
     [provider, mode],
   );
   await tx.query('ANALYZE reconciliation_staging');

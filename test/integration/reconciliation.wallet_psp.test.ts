@@ -9,9 +9,15 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { TransactionSearchController } from '@paypal/paypal-server-sdk';
 import { simulatorEndpoint } from '../../src/providers/testMode.js';
+import { withTransaction } from '../../src/db/pool.js';
+import {
+  createStaging,
+  resolveStaged,
+  stageMovements,
+} from '../../src/db/reconciliationStaging.js';
 import { paypalClient } from '../helpers/paypalSdk.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { assertError, assertStatus, count, HEX32 } from '../helpers/core.js';
+import { assertError, assertStatus, count, HEX32, sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createPayment, paidPayment, silentAction, simAction } from '../helpers/payments.js';
 import {
@@ -332,4 +338,70 @@ test('bad requests are refused with exact 400s and change nothing', async () => 
     'reconciliation failed: wallet_psp is not configured for live mode',
   );
   assert.equal(await count(gw.databaseUrl, 'reconciliation_runs'), runs);
+});
+
+test("a refund PayPal lists without custom_field is the payment's, found by the refund's id", async () => {
+  // PayPal names a transaction's payment only through custom_field, which a refund made in
+  // its dashboard lacks; the refund the gateway recorded under PayPal's refund id names it.
+  const p = await paidPayment(gw, shop, 'wallet', 3000);
+  const refund = await gw.v1(shop, 'POST', '/v1/refunds', { payment_id: p.id, amount_minor: 700 });
+  assert.equal(refund.status, 201, refund.text);
+  const [row] = await sql<{ provider_ref: string }>(
+    gw.databaseUrl,
+    'SELECT provider_ref FROM refunds WHERE payment_id = $1',
+    [p.id],
+  );
+  assert.ok(row?.provider_ref);
+  const resolved = await withTransaction(gw.running.gw.pool, async (tx) => {
+    await createStaging(tx);
+    await stageMovements(tx, [
+      {
+        type: 'refund',
+        providerRef: row.provider_ref,
+        status: 'completed',
+        currency: 'EUR',
+        amountMinor: -700,
+        feeMinor: null,
+        occurredAt: new Date(),
+      },
+      {
+        type: 'refund',
+        providerRef: 'NOT-A-REFUND-WE-KNOW',
+        status: 'completed',
+        currency: 'EUR',
+        amountMinor: -100,
+        feeMinor: null,
+        occurredAt: new Date(),
+      },
+    ]);
+    await resolveStaged(tx, 'wallet_psp', 'test');
+    const res = await tx.query<{ provider_ref: string; payment_id: string | null }>(
+      'SELECT provider_ref, payment_id FROM reconciliation_staging ORDER BY pos',
+    );
+    return res.rows;
+  });
+  assert.deepEqual(resolved, [
+    { provider_ref: row.provider_ref, payment_id: p.id },
+    { provider_ref: 'NOT-A-REFUND-WE-KNOW', payment_id: null },
+  ]);
+  // In another mode the same refund id names nothing: the refund is this mode's own.
+  const otherMode = await withTransaction(gw.running.gw.pool, async (tx) => {
+    await createStaging(tx);
+    await stageMovements(tx, [
+      {
+        type: 'refund',
+        providerRef: row.provider_ref,
+        status: 'completed',
+        currency: 'EUR',
+        amountMinor: -700,
+        feeMinor: null,
+        occurredAt: new Date(),
+      },
+    ]);
+    await resolveStaged(tx, 'wallet_psp', 'live');
+    return (
+      await tx.query<{ payment_id: string | null }>('SELECT payment_id FROM reconciliation_staging')
+    ).rows;
+  });
+  assert.deepEqual(otherMode, [{ payment_id: null }]);
 });
