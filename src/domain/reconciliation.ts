@@ -160,7 +160,8 @@ const sumOf = (rows: { amountMinor: number }[]) => rows.reduce((a, r) => a + r.a
  * chargeback row) and the gateway one entry per change of the dispute, under references
  * the two sides do not share. Movements of the same amount pair first, in order; what is
  * left on each side must then net to the same sum (a hold released and charged back nets to
- * the one entry of a lost dispute). One item per payment whose dispute money differs.
+ * the one entry of a lost dispute). One item per payment and currency whose dispute money
+ * differs.
  * Answers how many pairs or nets agree.
  */
 function matchDisputes(
@@ -181,16 +182,15 @@ function matchDisputes(
     if (p.status !== 'completed') continue;
     if (p.paymentId === null) {
       if (p.inDay) items.push(item('missing_in_gateway', p, null));
-    } else entry(p.paymentId).p.push(p);
+    } else entry(`${p.paymentId} ${p.currency}`).p.push(p);
   }
-  for (const g of gateway) entry(g.paymentId).g.push(g);
+  // Per payment and currency: amounts of two currencies are never netted together.
+  for (const g of gateway) entry(`${g.paymentId} ${g.currency}`).g.push(g);
   for (const { p: ps, g: gs } of byPayment.values()) {
     const used = new Set<GatewayRow>();
     const leftP: ProviderRow[] = [];
     for (const p of ps) {
-      const g = gs.find(
-        (c) => !used.has(c) && c.amountMinor === p.amountMinor && c.currency === p.currency,
-      );
+      const g = gs.find((c) => !used.has(c) && c.amountMinor === p.amountMinor);
       if (!g) leftP.push(p);
       else {
         used.add(g);

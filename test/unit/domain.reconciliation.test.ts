@@ -243,3 +243,24 @@ test('disputes pair by payment and amount; leftover steps must net to the same s
     feesMinor: 0n,
   });
 });
+
+test('dispute money of two currencies is never netted together', () => {
+  const d = (o: Partial<ProviderRow>) => p({ type: 'dispute', feeMinor: null, ...o });
+  const gd = (o: Partial<GatewayRow>) => g({ type: 'dispute', providerRef: 'case-1', ...o });
+  // The provider took 10.00 EUR back; the gateway booked 10.00 USD: the same digits are not
+  // the same money, so each side is missing on the other.
+  const r = matchMovements(
+    [d({ paymentId: 'x', providerRef: 'cb', currency: 'EUR', amountMinor: -1000 })],
+    [gd({ paymentId: 'x', currency: 'USD', amountMinor: -1000 })],
+  );
+  assert.equal(r.matchedCount, 0);
+  assert.deepEqual(
+    r.items
+      .map((i) => [i.kind, i.currency, i.gatewayAmountMinor, i.providerAmountMinor])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    [
+      ['missing_at_provider', 'USD', -1000, null],
+      ['missing_in_gateway', 'EUR', null, -1000],
+    ],
+  );
+});
