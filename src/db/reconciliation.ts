@@ -24,6 +24,11 @@ export interface RunRow {
   trigger: 'operator' | 'daily';
   started_at: Date;
   finished_at: Date;
+  /**
+   * Run before migration 0025, which kept one sum of all the day's currencies: a wallet_psp or
+   * card_psp run then has no sums per currency until the day is run again.
+   */
+  summed_before_0025: boolean;
 }
 
 export interface StoredItem extends ReconciliationItem {
@@ -34,7 +39,7 @@ export interface StoredItem extends ReconciliationItem {
 const CLEARED_NOTE = 'matched by reconciliation run ';
 
 const RUN_COLUMNS = `id, provider, mode, to_char(day, 'YYYY-MM-DD') AS day, status, matched_count,
-  import_id, trigger, started_at, finished_at`;
+  import_id, trigger, started_at, finished_at, gateway_net_minor IS NOT NULL AS summed_before_0025`;
 
 /** One currency's sums of a run (migration 0025): never added across currencies. */
 export interface RunTotals {

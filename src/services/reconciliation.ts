@@ -285,7 +285,11 @@ export async function getReconciliation(
     ran_at: run.finished_at.toISOString(),
     import_id: run.import_id,
     matched_count: run.matched_count,
-    ...singleCurrencySums(byCurrency),
+    // A run from before the sums were kept per currency, with none kept: its sums are unknown
+    // (their old total may have added currencies), never 0.
+    ...(byCurrency.length === 0 && run.summed_before_0025
+      ? { gateway_net_minor: null, provider_net_minor: null, fees_minor: null }
+      : singleCurrencySums(byCurrency)),
     by_currency: byCurrency,
     items: items.map((i) => ({
       kind: i.kind,

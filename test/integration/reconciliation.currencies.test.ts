@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { assertStatus } from '../helpers/core.js';
+import { assertStatus, sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createPayment, paidPayment, simAction } from '../helpers/payments.js';
 import { reconcile, today } from '../helpers/reconciliation.js';
@@ -76,4 +76,28 @@ test('a drifted USD charge is an item in USD; the EUR figures stay apart', async
   const usdSums = r.by_currency.find((c) => c.currency === 'USD');
   assert.equal(usdSums?.gateway_net_minor, 2000 + 4000);
   assert.equal(usdSums?.provider_net_minor, 2000 + 4100 + 4000);
+});
+
+test('a wallet_psp day run before the sums were kept per currency: its sums are null, not 0', async () => {
+  // Such a run kept one total of the day (migration 0017's columns), which may have added
+  // currencies, and no sums per currency (0025 copied only idr_psp's, IDR by nature).
+  await sql(
+    gw.databaseUrl,
+    `INSERT INTO reconciliation_runs (id, provider, mode, day, status, matched_count, trigger,
+       started_at, finished_at, gateway_net_minor, provider_net_minor, fees_minor)
+     VALUES ($1, 'wallet_psp', 'test', '2026-01-05', 'matched', 500, 'daily', now(), now(),
+       1234567, 1234567, 4321)`,
+    ['e'.repeat(32)],
+  );
+  const res = await gw.admin(
+    'GET',
+    '/admin/reconciliation?provider=wallet_psp&date=2026-01-05&mode=test',
+  );
+  assertStatus(res, 200);
+  const r = res.json<Record<string, unknown>>();
+  assert.equal(r.matched_count, 500);
+  assert.deepEqual(
+    [r.gateway_net_minor, r.provider_net_minor, r.fees_minor, r.by_currency],
+    [null, null, null, []],
+  );
 });
