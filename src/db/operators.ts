@@ -57,20 +57,28 @@ export async function findOperatorByEmail(
  * account it is bound to. One statement, so two first sign-ins racing bind one account only.
  * A binding made under another issuer (the gateway moved to a new identity provider) is
  * replaced: the issuer is the gateway's own setting, not something a sign-in can choose.
- * false: the operator is bound to another account of this issuer, or is disabled or gone.
+ * 'bound_elsewhere': the operator is bound to another account of this issuer, or is disabled
+ * or gone. 'account_taken': the account is another operator's.
  */
 export async function bindOperatorIdentity(
   db: Queryable,
   id: string,
   account: { issuer: string; subject: string },
-): Promise<boolean> {
-  const res = await db.query(
-    `UPDATE operators SET oidc_issuer = $2, oidc_subject = $3
-     WHERE id = $1 AND NOT disabled
-       AND (oidc_subject IS NULL OR oidc_issuer IS DISTINCT FROM $2 OR oidc_subject = $3)`,
-    [id, account.issuer, account.subject],
-  );
-  return res.rowCount === 1;
+): Promise<'bound' | 'bound_elsewhere' | 'account_taken'> {
+  try {
+    const res = await db.query(
+      `UPDATE operators SET oidc_issuer = $2, oidc_subject = $3
+       WHERE id = $1 AND NOT disabled
+         AND (oidc_subject IS NULL OR oidc_issuer IS DISTINCT FROM $2 OR oidc_subject = $3)`,
+      [id, account.issuer, account.subject],
+    );
+    return res.rowCount === 1 ? 'bound' : 'bound_elsewhere';
+  } catch (err) {
+    if ((err as { constraint?: unknown }).constraint === 'operators_oidc_account_idx') {
+      return 'account_taken';
+    }
+    throw err;
+  }
 }
 
 export async function updateOperator(

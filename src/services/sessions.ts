@@ -81,8 +81,12 @@ export async function finishSignIn(
   if (!operator || operator.disabled) throw failed('no enabled operator account for this email');
   const cookieValue = randomBytes(32).toString('base64url');
   await withTransaction(pool, async (tx) => {
-    if (!(await bindOperatorIdentity(tx, operator.id, identity))) {
+    const bound = await bindOperatorIdentity(tx, operator.id, identity);
+    if (bound === 'bound_elsewhere') {
       throw failed('this email belongs to an operator bound to another account');
+    }
+    if (bound === 'account_taken') {
+      throw failed('this account is bound to another operator');
     }
     await db.insertSession(tx, {
       idHash: secretHash(cookieValue),

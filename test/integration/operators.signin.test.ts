@@ -144,17 +144,26 @@ describe("binding an operator to the identity provider's account", () => {
     const won = await Promise.all(
       subjects.map((subject) => bindOperatorIdentity(pool, op.id, { issuer, subject })),
     );
-    assert.equal(won.filter(Boolean).length, 1, JSON.stringify(won));
-    const winner = subjects[won.indexOf(true)] as string;
+    assert.equal(won.filter((w) => w === 'bound').length, 1, JSON.stringify(won));
+    const winner = subjects[won.indexOf('bound')] as string;
     // The bound account signs in again; the others stay refused.
-    assert.equal(await bindOperatorIdentity(pool, op.id, { issuer, subject: winner }), true);
+    assert.equal(await bindOperatorIdentity(pool, op.id, { issuer, subject: winner }), 'bound');
     const loser = subjects.find((s) => s !== winner) as string;
-    assert.equal(await bindOperatorIdentity(pool, op.id, { issuer, subject: loser }), false);
+    assert.equal(
+      await bindOperatorIdentity(pool, op.id, { issuer, subject: loser }),
+      'bound_elsewhere',
+    );
+    // One account is one operator: the bound account cannot bind to a second one.
+    const other = await createOperator(gw, 'viewer');
+    assert.equal(
+      await bindOperatorIdentity(pool, other.id, { issuer, subject: winner }),
+      'account_taken',
+    );
     // A new identity provider (OIDC_ISSUER changed) binds anew.
     const next = { issuer: 'https://sso.example.org', subject: loser };
-    assert.equal(await bindOperatorIdentity(pool, op.id, next), true);
+    assert.equal(await bindOperatorIdentity(pool, op.id, next), 'bound');
     // A disabled operator binds nothing.
     await gw.admin('PATCH', `/admin/operators/${op.id}`, { disabled: true });
-    assert.equal(await bindOperatorIdentity(pool, op.id, next), false);
+    assert.equal(await bindOperatorIdentity(pool, op.id, next), 'bound_elsewhere');
   });
 });
