@@ -127,10 +127,7 @@ export async function settleRefund(
  * Initiated refunds whose provider call never answered, quiet for five minutes; the claim
  * moves updated_at, so instances never resend one at the same time.
  */
-export async function claimUnansweredRefunds(
-  db: Queryable,
-  limit: number,
-): Promise<RefundRow[]> {
+export async function claimUnansweredRefunds(db: Queryable, limit: number): Promise<RefundRow[]> {
   // Due on the database's clock, the one that stamped updated_at: an instance whose own clock
   // runs ahead must never resend a refund whose first call may still be waiting on the
   // provider. (Tests backdate the row instead of moving the gateway's clock.)

@@ -37,15 +37,7 @@ function Value({
   );
 }
 
-const FIRST = [
-  'id',
-  'payment_id',
-  'status',
-  'amount_minor',
-  'currency',
-  'method',
-  'provider',
-];
+const FIRST = ['id', 'payment_id', 'status', 'amount_minor', 'currency', 'method', 'provider'];
 
 /** What an operator calls each field; the API's name stays on hover (title) for support and docs. */
 const LABELS: Record<string, string> = {
