@@ -12,12 +12,12 @@ import {
   mode,
   nullable,
   object,
-  paymentStatus,
   provider,
   ref,
   refundStatus,
   str,
   timestamp,
+  paymentRowFields,
 } from './schemaParts.js';
 
 // ---------------------------------------------------------------------------------- admin
@@ -136,15 +136,7 @@ export const PaymentList = object({
   mode: { type: 'string', enum: [...MODES, ''] },
   payments: arrayOf(
     object({
-      id: hex32('The payment id.'),
-      app_id: str(),
-      mode,
-      status: paymentStatus,
-      amount_minor: amount,
-      currency: str(),
-      method: str(),
-      provider,
-      provider_ref: nullable(str()),
+      ...paymentRowFields,
       invoice_number: nullable(str()),
       last_error: str(),
       refund_status: nullable(refundStatus),
@@ -171,15 +163,7 @@ export const RefundList = object({
 
 export const PaymentDetail = object(
   {
-    id: hex32('The payment id.'),
-    app_id: str(),
-    mode,
-    status: paymentStatus,
-    amount_minor: amount,
-    currency: str(),
-    method: str(),
-    provider,
-    provider_ref: nullable(str()),
+    ...paymentRowFields,
     external_user_id: str(),
     email: nullable(str()),
     return_url: str(),

@@ -10,11 +10,11 @@ import {
   mode,
   nullable,
   object,
-  paymentStatus,
   provider,
   refundStatus,
   str,
   timestamp,
+  paymentRowFields,
 } from './schemaParts.js';
 
 export const DeliveryList = object({
@@ -106,15 +106,7 @@ export const lastCheck = nullable(object({ at: timestamp, asked: str(), learned:
 export const Stuck = object({
   payments: arrayOf(
     object({
-      id: hex32('The payment id.'),
-      app_id: str(),
-      mode,
-      status: paymentStatus,
-      amount_minor: amount,
-      currency: str(),
-      method: str(),
-      provider,
-      provider_ref: nullable(str()),
+      ...paymentRowFields,
       provider_deadline: nullable(timestamp),
       created_at: timestamp,
       last_check: lastCheck,

@@ -68,3 +68,16 @@ export const deliveryStatus: JsonSchema = {
   type: 'string',
   enum: ['pending', 'delivered', 'dead'],
 };
+
+/** The fields that open every admin view of a payment: list rows, stuck rows, the detail. */
+export const paymentRowFields: Record<string, JsonSchema> = {
+  id: hex32('The payment id.'),
+  app_id: str(),
+  mode,
+  status: paymentStatus,
+  amount_minor: amount,
+  currency: str(),
+  method: str(),
+  provider,
+  provider_ref: nullable(str()),
+};
