@@ -231,12 +231,14 @@ export interface ReconciliationView {
 /**
  * The top-level sums the contract names: a day of one currency (every idr_psp day, most
  * others) has them; a day of several has null there, since amounts of two currencies are
- * never added, and its sums are in by_currency only.
+ * never added, and its sums are in by_currency only. So has a run from before the sums were
+ * kept per currency that kept none (its old total may have added currencies): unknown, never 0.
  */
-function singleCurrencySums(
+function topLevelSums(
   byCurrency: CurrencyTotalsView[],
+  summedBefore0025: boolean,
 ): Pick<ReconciliationView, 'gateway_net_minor' | 'provider_net_minor' | 'fees_minor'> {
-  if (byCurrency.length > 1) {
+  if (byCurrency.length > 1 || (byCurrency.length === 0 && summedBefore0025)) {
     return { gateway_net_minor: null, provider_net_minor: null, fees_minor: null };
   }
   const only = byCurrency[0];
@@ -263,7 +265,7 @@ export async function getReconciliation(
       ran_at: null,
       import_id: null,
       matched_count: 0,
-      ...singleCurrencySums([]),
+      ...topLevelSums([], false),
       by_currency: [],
       items: [],
     };
@@ -285,11 +287,7 @@ export async function getReconciliation(
     ran_at: run.finished_at.toISOString(),
     import_id: run.import_id,
     matched_count: run.matched_count,
-    // A run from before the sums were kept per currency, with none kept: its sums are unknown
-    // (their old total may have added currencies), never 0.
-    ...(byCurrency.length === 0 && run.summed_before_0025
-      ? { gateway_net_minor: null, provider_net_minor: null, fees_minor: null }
-      : singleCurrencySums(byCurrency)),
+    ...topLevelSums(byCurrency, run.summed_before_0025),
     by_currency: byCurrency,
     items: items.map((i) => ({
       kind: i.kind,
