@@ -103,7 +103,7 @@ export async function startGateway(
     const applied = await migrateOver(durablePool, direct === locator ? undefined : direct);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
     await warnIfAutovacuumCannotRun(gw);
-    if (opts.workers !== false) workers = await startWorkers(gw);
+    if (opts.workers !== false) workers = await startWorkers(gw, simulators?.purgeOld);
     await listener.start();
     gw.phase = 'ready';
   } catch (err) {

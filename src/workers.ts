@@ -10,7 +10,6 @@ import {
   purgeEndedSessions,
   purgeOldDeliveryAttempts,
   purgeOldInbound,
-  purgeOldSimObjects,
   purgeOldTransmissions,
 } from './db/retention.js';
 import { TRANSMISSION_MEMORY_DAYS } from './services/inbound.js';
@@ -38,7 +37,10 @@ const PLAN_GUARD_EVERY_MS = 2_000;
  * The retention job (docs/operations.md#retention): every purge runs in batches until it
  * finds nothing more, or the process starts draining. Returns the rows deleted per table.
  */
-export async function purgeHistory(gw: Gateway): Promise<Record<string, number>> {
+export async function purgeHistory(
+  gw: Gateway,
+  purgeSimObjects?: (retentionDays: number) => Promise<number>,
+): Promise<Record<string, number>> {
   const r = gw.config.retention;
   const purges: [string, () => Promise<number>][] = [
     ['idempotency_keys', () => purgeExpired(gw.pool)],
@@ -50,8 +52,9 @@ export async function purgeHistory(gw: Gateway): Promise<Record<string, number>>
     ['delivery_attempts', () => purgeOldDeliveryAttempts(gw.pool, r.deliveryAttemptsDays)],
     ['provider_transmissions', () => purgeOldTransmissions(gw.pool, TRANSMISSION_MEMORY_DAYS)],
     ['operator_sessions', () => purgeEndedSessions(gw.pool)],
-    ['sim_objects', () => purgeOldSimObjects(gw.pool, r.simObjectsDays)],
   ];
+  // The simulators' objects, when they are mounted here (their own process purges its own).
+  if (purgeSimObjects) purges.push(['sim_objects', () => purgeSimObjects(r.simObjectsDays)]);
   const deleted: Record<string, number> = {};
   for (const [table, purge] of purges) {
     deleted[table] = 0;
@@ -87,7 +90,10 @@ export async function maintainPartitions(gw: Gateway): Promise<PartitionRound> {
 }
 
 /** Background loops every instance runs; each is safe to run on many instances at once. */
-export async function startWorkers(gw: Gateway): Promise<Workers> {
+export async function startWorkers(
+  gw: Gateway,
+  purgeSimObjects?: (retentionDays: number) => Promise<number>,
+): Promise<Workers> {
   const timers: NodeJS.Timeout[] = [];
   const every = (ms: number, name: string, fn: () => Promise<unknown>) => {
     let busy = false;
@@ -101,7 +107,7 @@ export async function startWorkers(gw: Gateway): Promise<Workers> {
       }, ms).unref(),
     );
   };
-  every(PURGE_EVERY_MS, 'retention', () => purgeHistory(gw));
+  every(PURGE_EVERY_MS, 'retention', () => purgeHistory(gw, purgeSimObjects));
   every(PARTITIONS_EVERY_MS, 'partitions', () => maintainPartitions(gw));
   // Once at start too (the migration made three months ahead; a gateway stopped for longer
   // catches up here). stop() waits for it, so it never runs into a closed pool.

@@ -73,25 +73,3 @@ export async function purgeEndedSessions(db: Queryable, batch = 1000): Promise<n
   );
   return res.rowCount ?? 0;
 }
-
-/**
- * The simulators' own objects (test mode) that nothing has created or changed within the
- * retention: a flow still in use (a refund or a dispute raised weeks after the payment)
- * changes its object, which keeps it. Served by sim_objects_created_idx (migration 0021),
- * which never changes after the insert, so the objects' updates stay HOT.
- */
-export async function purgeOldSimObjects(
-  db: Queryable,
-  retentionDays: number,
-  batch = 1000,
-): Promise<number> {
-  const res = await db.query(
-    `DELETE FROM sim_objects WHERE (provider, kind, id) IN (
-       SELECT provider, kind, id FROM sim_objects
-       WHERE created_at < now() - $1 * interval '1 day'
-         AND updated_at < now() - $1 * interval '1 day'
-       ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-    [retentionDays, batch],
-  );
-  return res.rowCount ?? 0;
-}

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { cardPspSimulator } from './card_psp/index.js';
 import { SimClock } from './clock.js';
 import { MAX_SIM_CLOCK_OFFSET_MS } from './common.js';
+import { purgeOldSimObjects } from './db/objects.js';
 import type { SimulatorHost } from './host.js';
 import { idrPspSimulator } from './idr_psp/index.js';
 import { jsonBody, sendJson, sendText } from './reply.js';
@@ -14,6 +15,11 @@ export { SimClock } from './clock.js';
 export interface Simulators {
   clock: SimClock;
   routes: (app: FastifyInstance) => Promise<void>;
+  /**
+   * Deletes a batch of their objects older than the retention; the number deleted. Mounted in
+   * the gateway, its retention job calls it; on their own, their process does.
+   */
+  purgeOld: (retentionDays: number) => Promise<number>;
 }
 
 /**
@@ -22,7 +28,11 @@ export interface Simulators {
  */
 export function createSimulators(gw: SimulatorHost): Simulators {
   const clock = new SimClock();
-  return { clock, routes: simulatorRoutes(gw, clock) };
+  return {
+    clock,
+    routes: simulatorRoutes(gw, clock),
+    purgeOld: (retentionDays) => purgeOldSimObjects(gw.pool, retentionDays),
+  };
 }
 
 function simulatorRoutes(gw: SimulatorHost, simClock: SimClock) {

@@ -188,7 +188,7 @@ test('old inbound events, finished deliveries’ old attempts and expired idempo
             ('\\x04', 'op_${'5'.repeat(24)}', 'c', now(), now(), now() + interval '12 hours', NULL)`,
   );
 
-  const deleted = await purgeHistory(h.gw.running.gw);
+  const deleted = await purgeHistory(h.gw.running.gw, h.gw.running.simulators?.purgeOld);
   assert.deepEqual(deleted, {
     idempotency_keys: 1,
     'inbound_events (bad signature)': 1,
@@ -247,7 +247,7 @@ test('old inbound events, finished deliveries’ old attempts and expired idempo
   );
 
   // Nothing left to do: a second run deletes nothing.
-  const again = await purgeHistory(h.gw.running.gw);
+  const again = await purgeHistory(h.gw.running.gw, h.gw.running.simulators?.purgeOld);
   assert.deepEqual(Object.values(again), [0, 0, 0, 0, 0, 0, 0]);
 });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createPool, type Pool } from '../../src/db/pool.js';
-import { purgeOldSimObjects } from '../../src/db/retention.js';
+import { purgeOldSimObjects } from '../../src/simulators/db/objects.js';
 import { purgeHistory } from '../../src/workers.js';
 import { startWithReceiver, type GatewayWithReceiver } from '../helpers/gateway.js';
 import { paidPayment } from '../helpers/payments.js';
@@ -71,7 +71,7 @@ test('objects untouched past the retention go; recently changed and young ones s
   await age(oldCreatedOnly.keys, 9, 9); // inside the 10 days
   const young = await paidWithObjects(13_000);
 
-  const deleted = await purgeHistory(h.gw.running.gw);
+  const deleted = await purgeHistory(h.gw.running.gw, h.gw.running.simulators?.purgeOld);
   assert.equal(deleted.sim_objects, old.keys.length);
   assert.equal(await present(old.keys), 0);
   assert.equal(await present(changed.keys), changed.keys.length);
@@ -87,7 +87,7 @@ test('objects untouched past the retention go; recently changed and young ones s
     { status: r.status, body: await r.text() },
     { status: 404, body: 'unknown reference' },
   );
-  const again = await purgeHistory(h.gw.running.gw);
+  const again = await purgeHistory(h.gw.running.gw, h.gw.running.simulators?.purgeOld);
   assert.equal(again.sim_objects, 0);
 });
 

@@ -126,8 +126,11 @@ async function inTransaction<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): 
 
 /**
  * Objects nothing has created or changed within the retention (docs/operations.md#retention),
- * a batch at a time; the number deleted. The simulators run as their own process purge their
- * database with it; mounted in the gateway, the gateway's retention job purges the table.
+ * a batch at a time; the number deleted: a flow still in use (a refund or a dispute raised
+ * weeks after the payment) changes its object, which keeps it. Served by
+ * sim_objects_created_idx (migration 0021), which never changes after the insert, so the
+ * objects' updates stay HOT. The simulators run as their own process purge their database
+ * with it; mounted in the gateway, the gateway's retention job calls it (Simulators.purgeOld).
  */
 export async function purgeOldSimObjects(
   db: Queryable,
