@@ -99,7 +99,9 @@ export async function launchBrowser(): Promise<Browser> {
     locale: 'en-US',
     timezoneId: 'Asia/Jakarta',
   });
-  context.setDefaultTimeout(10_000);
+  // How long a step waits for the page; the assertions themselves are exact. Two clean-clone
+  // CI runs on a busy machine saw elements that appear in under a second here take over 10 s.
+  context.setDefaultTimeout(30_000);
   return {
     context,
     async close() {
