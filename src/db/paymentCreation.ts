@@ -8,7 +8,6 @@ import type { IdempotencyScope } from './idempotency.js';
 import {
   creationValues,
   CUSTOMER_UPSERT_ON_CONFLICT,
-  PAYMENT_COLUMNS,
   PAYMENT_INSERT_FROM_CUSTOMER,
   type CreationContext,
   type NewPayment,
@@ -23,6 +22,14 @@ export interface FreshClaim {
 }
 
 /**
+ * A payment just created on the common path: what the request gave, plus the one column the
+ * database chose (the invoice number). The rest of the row is known without reading it back
+ * (initiated, no provider answer yet), so the statement returns only that column: every
+ * returned column costs PostgreSQL its output and the gateway its parsing (issue 28).
+ */
+export type CreatedPayment = NewPayment & Pick<PaymentRow, 'invoice_number'>;
+
+/**
  * Claims a key nobody holds and creates the initiated payment it points at, in one
  * statement: the claim (as idempotency.tryInsertClaim writes it, with its resource already
  * set), the customer upsert and the payment (as payments.createPaymentRecord writes them).
@@ -34,8 +41,8 @@ export async function createPaymentWithFreshClaim(
   p: NewPayment,
   ctx: Pick<CreationContext, 'invoicePrefix' | 'registrationDeadline'>,
   claim: FreshClaim,
-): Promise<PaymentRow | null> {
-  const res = await db.query<PaymentRow>({
+): Promise<CreatedPayment | null> {
+  const res = await db.query<Pick<PaymentRow, 'invoice_number'>>({
     name: 'payments_create_claimed',
     text: `WITH claim AS (
          INSERT INTO idempotency_keys (app_id, endpoint, key, request_hash, state, locked_until,
@@ -49,14 +56,15 @@ export async function createPaymentWithFreshClaim(
          ${CUSTOMER_UPSERT_ON_CONFLICT}
          RETURNING 1)
        ${PAYMENT_INSERT_FROM_CUSTOMER}
-       RETURNING ${PAYMENT_COLUMNS}`,
+       RETURNING invoice_number`,
     values: [
       ...creationValues(p, { ...ctx, claim: claim.scope }),
       claim.requestHash,
       claim.leaseMs,
     ],
   });
-  return res.rows[0] ?? null;
+  const row = res.rows[0];
+  return row ? { ...p, invoice_number: row.invoice_number } : null;
 }
 
 export interface Registration {

@@ -3,7 +3,7 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyPluginAsync,
-  type onSendAsyncHookHandler,
+  type onSendHookHandler,
 } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
@@ -110,16 +110,18 @@ export function buildHttpServer(gw: Gateway, mounts: readonly Mount[] = []) {
   });
 
   // Nothing a state-changing request wrote is acknowledged before it is on disk (db/pool.ts).
-  const barrier: onSendAsyncHookHandler = async (req, reply, payload) => {
-    if (isMarkedDurable(req)) return payload;
-    try {
-      await durable(gw.pool);
-    } catch (err) {
-      req.log.error({ err, reqId: req.id }, 'durability barrier failed');
-      reply.code(503).header('Retry-After', '1').type('text/plain; charset=utf-8');
-      return 'service unavailable';
-    }
-    return payload;
+  // Callback style: a reply already made durable (the create path's last write) passes
+  // without a promise.
+  const barrier: onSendHookHandler = (req, reply, payload, done) => {
+    if (isMarkedDurable(req)) return done(null, payload);
+    durable(gw.pool).then(
+      () => done(null, payload),
+      (err: unknown) => {
+        req.log.error({ err, reqId: req.id }, 'durability barrier failed');
+        reply.code(503).header('Retry-After', '1').type('text/plain; charset=utf-8');
+        done(null, 'service unavailable');
+      },
+    );
   };
   const routes: RegisteredRoute[] = [];
   routeLists.set(app, routes);

@@ -29,6 +29,12 @@ export class ProviderRegistry {
     private readonly urls: GatewayUrls,
   ) {}
 
+  /**
+   * Test-mode endpoints by simulator URL: their credentials are derived from the master key
+   * with an HMAC each, which the create path paid on every payment before issue 28.
+   */
+  private readonly simulated = new Map<string, ProviderEndpointConfig>();
+
   get(slug: ProviderSlug): PaymentProvider {
     return this.providers[slug];
   }
@@ -40,7 +46,13 @@ export class ProviderRegistry {
       const base =
         this.config.simulatorsUrl ?? (this.config.simulators ? this.urls.internal : null);
       if (base === null) return null;
-      return simulatorEndpoint(slug, this.config.masterKey, `${base}/sim/${slug}`);
+      const url = `${base}/sim/${slug}`;
+      let endpoint = this.simulated.get(url);
+      if (!endpoint) {
+        endpoint = simulatorEndpoint(slug, this.config.masterKey, url);
+        this.simulated.set(url, endpoint);
+      }
+      return endpoint;
     }
     return this.config.providerEndpoints[slug][mode] ?? null;
   }

@@ -7,6 +7,7 @@ import * as idem from '../../db/idempotency.js';
 import {
   createPaymentWithFreshClaim,
   storeInitiatedRegistration,
+  type CreatedPayment,
 } from '../../db/paymentCreation.js';
 import * as paymentsDb from '../../db/payments.js';
 import type { PaymentRow } from '../../db/payments.js';
@@ -58,7 +59,12 @@ export function registrationGraceMs(providerTimeoutMs: number): number {
   return providerTimeoutMs + 2 * 60_000;
 }
 
-function createdResponse(p: PaymentRow): StoredResponse {
+function createdResponse(
+  p: Pick<
+    PaymentRow,
+    'id' | 'status' | 'checkout_url' | 'invoice_number' | 'qr_string' | 'qr_image_url'
+  >,
+): StoredResponse {
   const body: Record<string, string> = {
     payment_id: p.id,
     status: p.status,
@@ -161,7 +167,7 @@ async function insertNew(
   provider: ProviderSlug,
   claim: Claim,
   fresh: Parameters<typeof createPaymentWithFreshClaim>[3] | null,
-): Promise<PaymentRow | null>;
+): Promise<CreatedPayment | null>;
 /** The new payment; with `fresh`, the key is claimed in the same statement (null: taken). */
 async function insertNew(
   deps: PaymentServiceDeps,
@@ -170,7 +176,7 @@ async function insertNew(
   provider: ProviderSlug,
   claim: Claim,
   fresh: Parameters<typeof createPaymentWithFreshClaim>[3] | null = null,
-): Promise<PaymentRow | null> {
+): Promise<CreatedPayment | null> {
   const payment = {
     id: newId(),
     app_id: app.id,
@@ -222,7 +228,7 @@ function configuredEndpoint(
  */
 async function register(
   deps: PaymentServiceDeps,
-  payment: PaymentRow,
+  payment: CreatedPayment,
   slug: ProviderSlug,
   endpoint: ProviderEndpointConfig,
   completing?: idem.IdempotencyScope | null,
