@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -82,6 +82,27 @@ function vmHwmKiB(pid: number): number {
   }
 }
 
+/**
+ * BENCH_COMPILED=1: the gateway and the simulators run from dist/ (`npm run build` first), as
+ * `npm start` and `npm run simulators` run them, instead of from src/ through tsx,
+ * whose compiler and source maps add about 50 MiB to each process's resident set. Other
+ * scripts (the references) always run through tsx.
+ */
+const COMPILED: Record<string, string> = {
+  'src/main.ts': 'dist/main.js',
+  'src/simulators/main.ts': 'dist/simulators/main.js',
+};
+
+function runnable(args: string[], cwd: string | undefined): string[] {
+  const compiled = COMPILED[args[0] ?? ''];
+  if (process.env.BENCH_COMPILED !== '1' || !compiled || cwd !== undefined) {
+    return ['--import', 'tsx', ...args];
+  }
+  if (!existsSync(compiled))
+    throw new Error(`BENCH_COMPILED=1: ${compiled} is missing (npm run build)`);
+  return [compiled, ...args.slice(1)];
+}
+
 /** Starts a node script as its own process and waits until GET <readyPath> answers 200. */
 export async function startProcess(
   args: string[],
@@ -94,7 +115,7 @@ export async function startProcess(
   port ??= await freePort();
   // BENCH_NODE_ARGS: extra node flags for the measured processes, e.g. --cpu-prof.
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, ...runnable(args, cwd)], {
     cwd,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
