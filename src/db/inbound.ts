@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Queryable } from './pool.js';
 import { storableText } from '../domain/storableText.js';
+import { packBody, unpackBody } from './inboundBody.js';
 
 /**
  * Headers of the connection and of content negotiation, not of the provider's message: they
@@ -49,14 +50,21 @@ export async function archiveInbound(
 ): Promise<{ id: number; truncated: boolean; bodySha256: Buffer }> {
   const truncated = rawBody.length > keepBytes;
   const bodySha256 = createHash('sha256').update(rawBody).digest();
+  // A whole body is kept deflated (db/inboundBody.ts); the first bytes of a truncated one as
+  // received, until restoreFullBody replaces them with the whole body.
+  const stored = truncated
+    ? { bytes: rawBody.subarray(0, keepBytes), codec: null }
+    : packBody(provider, rawBody);
   const res = await db.query<{ id: string }>({
     name: 'inbound_archive',
-    text: `INSERT INTO inbound_events (provider, headers, raw_body, body_size, body_sha256, body_truncated)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+    text: `INSERT INTO inbound_events (provider, headers, raw_body, body_codec, body_size, body_sha256,
+         body_truncated)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
     values: [
       provider,
       JSON.stringify(keptHeaders(headers)),
-      truncated ? rawBody.subarray(0, keepBytes) : rawBody,
+      stored.bytes,
+      stored.codec,
       rawBody.length,
       bodySha256.toString('hex'),
       truncated,
@@ -73,9 +81,10 @@ export async function archiveInbound(
 const JUST_ARCHIVED = `received_at > now() - interval '1 day'`;
 
 export async function restoreFullBody(db: Queryable, id: number, rawBody: Buffer): Promise<void> {
+  // As received: only bodies over WEBHOOK_REJECTED_BODY_BYTES come here, rarely.
   await db.query({
     name: 'inbound_restore_body',
-    text: `UPDATE inbound_events SET raw_body = $2, body_truncated = false
+    text: `UPDATE inbound_events SET raw_body = $2, body_codec = NULL, body_truncated = false
        WHERE id = $1 AND ${JUST_ARCHIVED}`,
     values: [id, rawBody],
   });
@@ -137,6 +146,7 @@ export interface InboundEventRow {
   event_type: string | null;
   payment_id: string | null;
   outcome: string;
+  /** As received (inflated here when it was stored deflated). */
   raw_body: Buffer;
   body_size: number;
   body_sha256: string;
@@ -148,13 +158,16 @@ export async function listInbound(
   paymentId: string | null,
   limit: number,
 ): Promise<InboundEventRow[]> {
-  const res = await db.query<InboundEventRow>(
+  const res = await db.query<InboundEventRow & { body_codec: number | null }>(
     `SELECT id::int AS id, provider, received_at, signature_valid, event_type, payment_id, outcome, raw_body,
-       COALESCE(body_size, octet_length(raw_body)) AS body_size,
+       body_codec, COALESCE(body_size, octet_length(raw_body)) AS body_size,
        COALESCE(body_sha256, encode(sha256(raw_body), 'hex')) AS body_sha256, body_truncated
      FROM inbound_events WHERE ($1::text IS NULL OR payment_id = $1)
      ORDER BY received_at DESC, id DESC LIMIT $2`,
     [paymentId, limit],
   );
-  return res.rows;
+  return res.rows.map(({ body_codec, ...r }) => ({
+    ...r,
+    raw_body: unpackBody(r.provider, r.raw_body, body_codec),
+  }));
 }

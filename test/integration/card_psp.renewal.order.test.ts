@@ -14,6 +14,7 @@ import { paymentBody, sql, TEXT_PLAIN } from '../helpers/core.js';
 import { cardPspTestSigner, postCardPspEvent } from '../helpers/cardPspNotify.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { simAction } from '../helpers/payments.js';
+import { receivedBody, type ArchivedBodyColumns } from '../helpers/inboundBody.js';
 
 let gw: TestGateway;
 let app: AppWithSecrets;
@@ -146,10 +147,12 @@ test('renewal while the provider still reports the first checkout open: 503 with
   assert.deepEqual(waiting.children, []);
   assert.deepEqual(waiting.exceptions, []);
   assert.deepEqual(waiting.events, []);
-  const archived = await sql<{ outcome: string }>(
-    gw.databaseUrl,
-    `SELECT outcome FROM inbound_events WHERE provider = 'card_psp' AND convert_from(raw_body, 'UTF8') LIKE '%order_early_renewal_2%'`,
-  );
+  const archived = (
+    await sql<{ outcome: string } & ArchivedBodyColumns>(
+      gw.databaseUrl,
+      `SELECT outcome, provider, raw_body, body_codec FROM inbound_events WHERE provider = 'card_psp' ORDER BY id`,
+    )
+  ).filter((r) => receivedBody(r).toString('utf8').includes('order_early_renewal_2'));
   assert.deepEqual(
     archived.map((r) => r.outcome),
     ['renewal_before_first_payment'],

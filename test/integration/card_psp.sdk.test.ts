@@ -7,6 +7,7 @@ import type { AppWithSecrets } from '../../src/services/apps.js';
 import { simulatorEndpoint } from '../../src/providers/testMode.js';
 import { paymentBody, sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { receivedBody, type ArchivedBodyColumns } from '../helpers/inboundBody.js';
 
 // The card_psp simulator seen from Polar's side of the wire: Polar's own TypeScript SDK
 // drives it (every answer goes through the SDK's response schemas, which throw on a missing
@@ -41,11 +42,13 @@ async function act(ref: string, action: string) {
 
 /** Every card_psp webhook the gateway received since the given archive id, oldest first. */
 async function inboundSince(sinceId: number) {
-  return sql<{ id: string; headers: Record<string, string>; raw_body: Buffer }>(
+  const rows = await sql<{ id: string; headers: Record<string, string> } & ArchivedBodyColumns>(
     gw.databaseUrl,
-    `SELECT id, headers, raw_body FROM inbound_events WHERE provider = 'card_psp' AND id > $1 ORDER BY id`,
+    `SELECT id, headers, provider, raw_body, body_codec FROM inbound_events
+     WHERE provider = 'card_psp' AND id > $1 ORDER BY id`,
     [sinceId],
   );
+  return rows.map((r) => ({ id: r.id, headers: r.headers, raw_body: receivedBody(r) }));
 }
 
 async function lastInboundId(): Promise<number> {

@@ -11,6 +11,7 @@ import { cardPspTestSigner, postCardPspEvent } from '../helpers/cardPspNotify.js
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
 import { idrProviderRefund, silentAction } from '../helpers/payments.js';
+import { receivedBody, type ArchivedBodyColumns } from '../helpers/inboundBody.js';
 
 let gw: TestGateway;
 let app: AppWithSecrets;
@@ -114,9 +115,9 @@ test('paid after an operator cancel: the payment stays canceled, the charge is a
   );
 
   // A redelivery of the same provider event records nothing twice.
-  const [archived] = await sql<{ headers: Record<string, string>; raw_body: Buffer }>(
+  const [archived] = await sql<{ headers: Record<string, string> } & ArchivedBodyColumns>(
     gw.databaseUrl,
-    `SELECT headers, raw_body FROM inbound_events
+    `SELECT headers, provider, raw_body, body_codec FROM inbound_events
      WHERE payment_id = $1 AND outcome = 'already_finalized' AND signature_valid ORDER BY id LIMIT 1`,
     [p.id],
   );
@@ -129,7 +130,7 @@ test('paid after an operator cancel: the payment stays canceled, the charge is a
       'webhook-timestamp': archived.headers['webhook-timestamp'] ?? '',
       'webhook-signature': archived.headers['webhook-signature'] ?? '',
     },
-    body: new Uint8Array(archived.raw_body),
+    body: new Uint8Array(receivedBody(archived)),
   });
   assert.equal(again.status, 200, await again.text());
   assert.equal((await exceptionsOf(p.id)).length, 1);

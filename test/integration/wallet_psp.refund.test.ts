@@ -18,6 +18,7 @@ import { SimStore } from '../../src/simulators/common.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createPayment, paidPayment, type CreatedPayment } from '../helpers/payments.js';
+import { receivedBody, type ArchivedBodyColumns } from '../helpers/inboundBody.js';
 
 // wallet_psp capture refunds through POST /v1/refunds and the simulator (docs/api.md#refunds-per-provider, #refunds, #test-mode).
 
@@ -135,14 +136,14 @@ async function outbound(refundId: string) {
 }
 
 async function inboundRefundEvents(paymentId: string, eventType: string) {
-  const r = await core.pool.query<{ outcome: string; raw_body: Buffer }>(
-    `SELECT outcome, raw_body FROM inbound_events WHERE payment_id = $1 AND event_type = $2
+  const r = await core.pool.query<{ outcome: string } & ArchivedBodyColumns>(
+    `SELECT outcome, provider, raw_body, body_codec FROM inbound_events WHERE payment_id = $1 AND event_type = $2
      ORDER BY id`,
     [paymentId, eventType],
   );
   return r.rows.map((row) => ({
     outcome: row.outcome,
-    body: JSON.parse(row.raw_body.toString('utf8')) as {
+    body: JSON.parse(receivedBody(row).toString('utf8')) as {
       resource_type: string;
       resource: Record<string, unknown>;
     },

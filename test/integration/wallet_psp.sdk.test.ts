@@ -12,6 +12,7 @@ import { simulatorEndpoint } from '../../src/providers/testMode.js';
 import { sql } from '../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { paypalClient, paypalSchemas } from '../helpers/paypalSdk.js';
+import { receivedBody, type ArchivedBodyColumns } from '../helpers/inboundBody.js';
 
 // The wallet_psp simulator seen from PayPal's side of the wire: PayPal's own server SDK makes
 // every call the adapter's operations need (token, create, get, capture, get capture, refund)
@@ -229,13 +230,13 @@ test('every webhook body of a gateway payment, capture and refund fits the SDK s
   ).json<{ provider_ref: string }>().provider_ref;
   assert.equal((await act(ref3, 'fail')).gateway_status, 200);
 
-  const rows = await sql<{ raw_body: Buffer }>(
+  const rows = await sql<ArchivedBodyColumns>(
     gw.databaseUrl,
-    `SELECT raw_body FROM inbound_events WHERE provider = 'wallet_psp' ORDER BY id`,
+    `SELECT provider, raw_body, body_codec FROM inbound_events WHERE provider = 'wallet_psp' ORDER BY id`,
   );
   const types = new Set<string>();
   for (const row of rows) {
-    const event = JSON.parse(row.raw_body.toString('utf8')) as Record<string, unknown>;
+    const event = JSON.parse(receivedBody(row).toString('utf8')) as Record<string, unknown>;
     const type = String(event.event_type);
     types.add(type);
     for (const field of ['id', 'create_time', 'resource_type', 'event_type', 'summary']) {

@@ -19,6 +19,7 @@ import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../helpers/idrNotify.js';
 import { createPayment, paidPayment } from '../helpers/payments.js';
 import { paypalClient } from '../helpers/paypalSdk.js';
+import { receivedBody, type ArchivedBodyColumns } from '../helpers/inboundBody.js';
 
 let gw: TestGateway;
 let shop: AppWithSecrets;
@@ -91,15 +92,15 @@ async function refundsOf(id: string) {
 
 /** A real delivery the gateway archived: its headers and body, as an attacker finds them. */
 async function archivedCapture(paymentId: string) {
-  const [row] = await sql<{ headers: Record<string, string>; raw_body: string }>(
+  const [row] = await sql<{ headers: Record<string, string> } & ArchivedBodyColumns>(
     gw.databaseUrl,
-    `SELECT headers, raw_body FROM inbound_events
+    `SELECT headers, provider, raw_body, body_codec FROM inbound_events
      WHERE provider = 'wallet_psp' AND payment_id = $1 AND event_type = 'PAYMENT.CAPTURE.COMPLETED'
      ORDER BY id LIMIT 1`,
     [paymentId],
   );
   assert.ok(row, 'the capture delivery is archived');
-  return row;
+  return { headers: row.headers, raw_body: receivedBody(row).toString('utf8') };
 }
 
 /**
@@ -222,14 +223,14 @@ test('idr_psp: a settlement notification edited to decline a pending refund leav
 
 test('idr_psp: a real settlement notification edited into a refund records no refund', async () => {
   const p = await paidPayment(gw, victim, 'idr', 10_000);
-  const [archived] = await sql<{ raw_body: string }>(
+  const [archived] = await sql<ArchivedBodyColumns>(
     gw.databaseUrl,
-    `SELECT raw_body FROM inbound_events WHERE provider = 'idr_psp' AND payment_id = $1
+    `SELECT provider, raw_body, body_codec FROM inbound_events WHERE provider = 'idr_psp' AND payment_id = $1
      AND event_type = 'settlement' ORDER BY id LIMIT 1`,
     [p.id],
   );
   assert.ok(archived);
-  const real = JSON.parse(archived.raw_body) as Record<string, unknown>;
+  const real = JSON.parse(receivedBody(archived).toString('utf8')) as Record<string, unknown>;
   const edited = JSON.stringify({
     ...real,
     transaction_status: 'refund',
