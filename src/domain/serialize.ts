@@ -240,6 +240,11 @@ export function serializerFor(name: ResponseSchemaName): Writer {
   return w;
 }
 
+/** A writer for a schema that is not (or not exactly) a named one: the tests' fixed shapes. */
+export function writerFor(schema: JsonSchema): Writer {
+  return compile(schema);
+}
+
 /** The JSON text of an answer: `row` written by the response schema `name`. */
 export function serialize(name: ResponseSchemaName, row: unknown): string {
   return serializerFor(name)(row);
