@@ -4,8 +4,23 @@
  */
 type Scalar = string | number | boolean | null;
 
+/**
+ * Where a response property's value comes from in the row an answer is written from
+ * (src/domain/serialize.ts). A symbol key, so it never reaches the OpenAPI document, the
+ * answer checker or the generated types: it is how the gateway fills the field, not part of
+ * the contract.
+ */
+export const SOURCE: unique symbol = Symbol('response property source');
+export interface PropertySource {
+  /** The row's column; the property's own name when absent. */
+  readonly from?: string;
+  /** What a null in that column is written as ("" for the /v1 answers' unset texts). */
+  readonly whenNull?: string;
+}
+
 /** The part of JSON Schema the gateway's schemas use. */
 export interface JsonSchema {
+  readonly [SOURCE]?: PropertySource;
   readonly $ref?: string;
   readonly type?: JsonType | readonly JsonType[];
   readonly title?: string;

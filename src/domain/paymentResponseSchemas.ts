@@ -5,6 +5,8 @@ import {
   amount,
   arrayOf,
   disputeStatus,
+  emptyWhenNull,
+  from,
   hex32,
   metadata,
   nullable,
@@ -18,18 +20,23 @@ import {
 } from './schemaParts.js';
 
 // ------------------------------------------------------------------------------------ /v1
+// Payment and Refund are also how those answers are written: each property reads the row's
+// column of its name, or the one `from` names; `emptyWhenNull` writes a null as ""
+// (src/domain/serialize.ts). Timestamps are the rows' Dates, written as RFC 3339.
 
 export const Payment = object(
   {
-    payment_id: hex32("The gateway's id."),
+    payment_id: from('id', hex32("The gateway's id.")),
     status: paymentStatus,
     amount_minor: amount,
     currency: str('IDR, USD, EUR or GBP.', ['IDR']),
     method: str('As requested.', ['qris']),
     provider,
-    provider_ref: str('The provider\'s reference; "" until the registration is answered.'),
+    provider_ref: emptyWhenNull(
+      str('The provider\'s reference; "" until the registration is answered.'),
+    ),
     metadata,
-    invoice_number: str('"" when none was asked for.'),
+    invoice_number: emptyWhenNull(str('"" when none was asked for.')),
     last_error: str('The provider\'s text of the failure that failed the payment; "" otherwise.'),
     created_at: timestamp,
     updated_at: timestamp,
@@ -53,12 +60,12 @@ export const CreatedPayment = object(
 
 export const Refund = object(
   {
-    refund_id: hex32("The gateway's id."),
+    refund_id: from('id', hex32("The gateway's id.")),
     payment_id: hex32('The refunded payment.'),
     status: refundStatus,
     amount_minor: amount,
     currency: str(),
-    provider_ref: str('The provider\'s refund id; "" until it gave one.'),
+    provider_ref: emptyWhenNull(str('The provider\'s refund id; "" until it gave one.')),
     reason: str('As sent; "" by default.'),
     created_at: timestamp,
   },

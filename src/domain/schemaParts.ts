@@ -1,5 +1,6 @@
 /** Building blocks of the response schemas (JSON Schema 2020-12), shared by their files. */
 import { MAX_SAFE_AMOUNT, type JsonSchema } from './schemas.js';
+import { SOURCE } from './jsonSchema.js';
 import { MODES, PAYMENT_STATUSES, PROVIDERS } from './types.js';
 
 export const str = (description?: string, examples?: readonly unknown[]): JsonSchema => ({
@@ -11,6 +12,20 @@ export const nullable = (s: JsonSchema): JsonSchema => ({
   ...s,
   type: [s.type as 'string' | 'integer' | 'object' | 'boolean', 'null'],
   ...(s.enum ? { enum: [...s.enum, null] } : {}),
+});
+
+/**
+ * The property's value is the row's `column` (src/domain/serialize.ts writes answers from
+ * rows by their schema): `refund_id: from('id', hex32(...))`. Invisible in the document.
+ */
+export const from = (column: string, s: JsonSchema): JsonSchema => ({
+  ...s,
+  [SOURCE]: { ...s[SOURCE], from: column },
+});
+/** A null in the row is written as "" (the /v1 answers' texts that are unset). */
+export const emptyWhenNull = (s: JsonSchema): JsonSchema => ({
+  ...s,
+  [SOURCE]: { ...s[SOURCE], whenNull: '' },
 });
 
 export const hex32 = (description: string): JsonSchema => ({

@@ -4,6 +4,7 @@
  */
 import { parseDays, parseListLimit, reportWindow, resolveMode } from '../../domain/adminQuery.js';
 import { exactJson } from '../../domain/exactJson.js';
+import { serialize } from '../../domain/serialize.js';
 import { parsePaymentSearch } from '../../domain/paymentSearch.js';
 import { PARAMS } from '../../domain/schemas.js';
 import { listPayments, listRefunds } from '../../services/reports/lists.js';
@@ -168,10 +169,12 @@ export const reportRoutes = defineRoutes(
           before: optional(one(req, 'before')),
           limit: parseListLimit(one(req, 'limit')),
         });
-        return sendJson(reply, 200, body);
+        return sendJson(reply, 200, serialize('RefundList', body));
       },
-      getPaymentDetail: async (req, reply) =>
-        sendJson(reply, 200, await getPaymentDetail(gw.pool, params(req).payment_id as string)),
+      getPaymentDetail: async (req, reply) => {
+        const detail = await getPaymentDetail(gw.pool, params(req).payment_id as string);
+        return sendJson(reply, 200, serialize('PaymentDetail', detail));
+      },
     };
   },
 );

@@ -10,7 +10,7 @@ import {
 } from '../../providers/types.js';
 import { finalizePayment, outcomeOf, settleOutcome } from './finalize.js';
 import type { StoredResponse } from '../idempotency.js';
-import { toPaymentView } from './read.js';
+import { paymentBody } from './read.js';
 import { paymentRef } from '../providerStatus.js';
 import { refundPayment, type RefundServiceDeps } from '../refunds/refundPayment.js';
 
@@ -69,11 +69,11 @@ export async function adminCancel(
     // was the operator's void that the notification reported, so the action is on record.
     if (now.status === 'canceled') {
       if (voidedAtProvider) return canceledAtProvider(deps, now);
-      return { status: 200, body: JSON.stringify(toPaymentView(now)) };
+      return { status: 200, body: paymentBody(now) };
     }
     return cancelTerminal(deps, now);
   }
-  return { status: 200, body: JSON.stringify(toPaymentView(canceled)) };
+  return { status: 200, body: paymentBody(canceled) };
 }
 
 /**
@@ -92,7 +92,7 @@ async function canceledAtProvider(
     targetId: payment.id,
     outcome: 'canceled',
   });
-  return { status: 200, body: JSON.stringify(toPaymentView(payment)) };
+  return { status: 200, body: paymentBody(payment) };
 }
 
 /**

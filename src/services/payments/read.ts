@@ -3,7 +3,13 @@ import type { AppRow } from '../../db/apps.js';
 import type { PaymentReadBatcher, PaymentRow } from '../../db/payments.js';
 import { notFoundPayment } from '../../domain/errors.js';
 import { isPaymentId } from '../../domain/ids.js';
+import { serialize } from '../../domain/serialize.js';
 
+/**
+ * The wire shape of GET /v1/payments/{id} as a reader sees it (the tests' type). The answer is
+ * written from the row by the Payment response schema (src/domain/serialize.ts); this type
+ * does not shape it.
+ */
 export interface PaymentView {
   payment_id: string;
   status: string;
@@ -19,22 +25,9 @@ export interface PaymentView {
   updated_at: string;
 }
 
-/** The shape of GET /v1/payments/{id} (docs/api.md#read-a-payment). */
-export function toPaymentView(p: PaymentRow): PaymentView {
-  return {
-    payment_id: p.id,
-    status: p.status,
-    amount_minor: p.amount_minor,
-    currency: p.currency,
-    method: p.method,
-    provider: p.provider,
-    provider_ref: p.provider_ref ?? '',
-    metadata: p.metadata,
-    invoice_number: p.invoice_number ?? '',
-    last_error: p.last_error,
-    created_at: p.created_at.toISOString(),
-    updated_at: p.updated_at.toISOString(),
-  };
+/** GET /v1/payments/{id} and the admin cancel and sync answers (docs/api.md#read-a-payment). */
+export function paymentBody(p: PaymentRow): string {
+  return serialize('Payment', p);
 }
 
 /** GET /v1/payments/{id} as a JSON body; settled payments come from the cache (see cache.ts). */
@@ -49,7 +42,7 @@ export async function getPaymentBody(
   if (cached !== undefined) return cached;
   const row = await reads.get(paymentId);
   if (!row || row.app_id !== app.id) throw notFoundPayment();
-  const body = JSON.stringify(toPaymentView(row));
+  const body = paymentBody(row);
   if (row.status !== 'initiated' && row.provider_ref !== null) cache.set(row.id, row.app_id, body);
   return body;
 }

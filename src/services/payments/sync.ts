@@ -21,7 +21,7 @@ import {
   type FinalizeInput,
   type SettleDeps,
 } from './finalize.js';
-import { toPaymentView, type PaymentView } from './read.js';
+import { paymentBody } from './read.js';
 import {
   applyMovements,
   describeAction,
@@ -49,11 +49,11 @@ export async function syncPayment(
   deps: SyncDeps,
   paymentId: string,
   audit: Audit,
-): Promise<PaymentView> {
+): Promise<string> {
   const payment = isPaymentId(paymentId) ? await findPayment(deps.pool, paymentId) : null;
   if (!payment) throw notFoundPayment();
   // A terminal payment never moves again: its webhook would be acknowledged and ignored.
-  if (payment.status !== 'initiated') return toPaymentView(payment);
+  if (payment.status !== 'initiated') return paymentBody(payment);
   const call = statusCall(deps, payment);
   if (!call) {
     throw apiError('sync_failed', notConfigured(payment.provider, payment.mode));
@@ -113,5 +113,5 @@ export async function syncPayment(
     await record(learned, 'unchanged');
   }
   await applyMovements(deps, payment.provider as ProviderSlug, payment.id, actions.slice(1));
-  return toPaymentView((await findPayment(deps.pool, payment.id)) ?? payment);
+  return paymentBody((await findPayment(deps.pool, payment.id)) ?? payment);
 }

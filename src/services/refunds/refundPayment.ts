@@ -13,6 +13,7 @@ import type { RefundRow } from '../../db/refunds.js';
 import { apiError, notConfigured } from '../../domain/errors.js';
 import { refundEventBody } from '../../domain/events.js';
 import { newId } from '../../domain/ids.js';
+import { serialize } from '../../domain/serialize.js';
 import type { ProviderSlug } from '../../domain/types.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { ProviderError } from '../../providers/types.js';
@@ -30,20 +31,6 @@ export interface RefundServiceDeps {
   audit?: Audit;
   /** The gateway's clock (Gateway.now): when an unanswered refund is due again. */
   now(): number;
-}
-
-/** The shape of the POST /v1/refunds 201 (docs/api.md#refund-object). */
-export function toRefundView(r: RefundRow) {
-  return {
-    refund_id: r.id,
-    payment_id: r.payment_id,
-    status: r.status,
-    amount_minor: r.amount_minor,
-    currency: r.currency,
-    provider_ref: r.provider_ref ?? '',
-    reason: r.reason,
-    created_at: r.created_at.toISOString(),
-  };
 }
 
 /**
@@ -124,8 +111,9 @@ function refundAuditChange(r: RefundRow): AuditChange {
   };
 }
 
+/** The 201 of every refund request: the row written by the Refund schema (docs/api.md#refund-object). */
 function created(r: RefundRow): StoredResponse {
-  return { status: 201, body: JSON.stringify(toRefundView(r)) };
+  return { status: 201, body: serialize('Refund', r) };
 }
 
 export async function callProvider(

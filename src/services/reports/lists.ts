@@ -89,46 +89,14 @@ export async function listPayments(
   };
 }
 
-export interface RefundView {
-  id: string;
-  payment_id: string;
-  app_id: string;
-  mode: Mode;
-  status: string;
-  amount_minor: number;
-  currency: string;
-  provider: string;
-  provider_ref: string | null;
-  reason: string;
-  last_error: string;
-  succeeded_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export function refundView(r: RefundListRow): RefundView {
-  return {
-    id: r.id,
-    payment_id: r.payment_id,
-    app_id: r.app_id,
-    mode: r.mode,
-    status: r.status,
-    amount_minor: r.amount_minor,
-    currency: r.currency,
-    provider: r.provider,
-    provider_ref: r.provider_ref,
-    reason: r.reason,
-    last_error: r.last_error,
-    succeeded_at: r.succeeded_at?.toISOString() ?? null,
-    created_at: r.created_at.toISOString(),
-    updated_at: r.updated_at.toISOString(),
-  };
-}
-
+/**
+ * The refund rows as stored: the route writes them with the RefundList schema, each row by
+ * AdminRefund (src/domain/serialize.ts), so no view copies them first.
+ */
 export async function listRefunds(
   db: Queryable,
   q: { mode: Mode | ''; before: string | null; limit: number },
-): Promise<{ mode: Mode | ''; refunds: RefundView[] }> {
+): Promise<{ mode: Mode | ''; refunds: RefundListRow[] }> {
   const before = q.before;
   if (before !== null && !(isPaymentId(before) && (await refundExists(db, before)))) {
     throw apiError('invalid', 'before must be a refund id from a previous page');
@@ -138,5 +106,5 @@ export async function listRefunds(
     before,
     limit: q.limit,
   });
-  return { mode: q.mode, refunds: rows.map(refundView) };
+  return { mode: q.mode, refunds: rows };
 }

@@ -1,4 +1,5 @@
 /** The operator's payment detail (docs/api.md#payment-detail). */
+import type { RefundListRow } from '../../db/reportLists.js';
 import {
   deliveryAttempts,
   paymentDeliveries,
@@ -11,7 +12,6 @@ import { notFoundPayment } from '../../domain/errors.js';
 import { isPaymentId } from '../../domain/ids.js';
 import type { Mode } from '../../domain/types.js';
 import { toDisputeView, type DisputeView } from '../disputes.js';
-import { refundView, type RefundView } from './lists.js';
 
 export interface PaymentDetail {
   id: string;
@@ -38,7 +38,8 @@ export interface PaymentDetail {
   parent_payment_id: string | null;
   created_at: string;
   updated_at: string;
-  refund: RefundView | null;
+  /** As stored: written by the AdminRefund schema (the route serializes PaymentDetail). */
+  refund: RefundListRow | null;
   /** D16: the payment's disputes, newest first. */
   disputes: DisputeView[];
   inbound_events_count: number;
@@ -106,7 +107,7 @@ export async function getPaymentDetail(db: Queryable, id: string): Promise<Payme
     parent_payment_id: p.parent_payment_id,
     created_at: p.created_at.toISOString(),
     updated_at: p.updated_at.toISOString(),
-    refund: refund ? refundView(refund) : null,
+    refund,
     disputes: disputes.map(toDisputeView),
     inbound_events_count: p.inbound_events_count,
     deliveries: deliveries.map((d) => ({
