@@ -88,6 +88,12 @@ RETURNING d.id, d.attempts, d.event_id, d.app_id, d.endpoint_id, e.body, a.mode,
  * Claims up to \`limit\` due deliveries for one attempt each under a lease of \`leaseMs\`,
  * at most \`perTarget\` in flight per endpoint: SKIP LOCKED keeps instances apart, and a
  * worker that dies loses its claim with the lease.
+ *
+ * On a connection that commits synchronously (db/pool.ts createPool's synchronousCommit) the
+ * claim is also the durability barrier of what it claims: a claim that took rows wrote WAL
+ * under an xid, so its commit waits for the flush up to its own commit record, which covers
+ * the commit of every delivery it returns (docs/adr/0002). A claim that took nothing writes
+ * nothing and waits for nothing.
  */
 export async function claimDueDeliveries(
   db: Queryable,
@@ -95,30 +101,55 @@ export async function claimDueDeliveries(
   leaseMs: number,
   perTarget: number,
 ): Promise<ClaimedDelivery[]> {
-  return (await db.query<ClaimedDelivery>(CLAIM_SQL, [limit, leaseMs, perTarget])).rows;
+  return (
+    await db.query<ClaimedDelivery>({
+      name: 'deliveries_claim',
+      text: CLAIM_SQL,
+      values: [limit, leaseMs, perTarget],
+    })
+  ).rows;
 }
 
-// One statement: the attempt row and the delivery's new state commit together.
+// One statement for a batch of attempts (ordered as given; a delivery at most once): each
+// attempt row and its delivery's new state commit together.
 const RECORD_SQL = `
-WITH upd AS (
-  UPDATE deliveries SET
-    status = CASE $2 WHEN 'delivered' THEN 'delivered' WHEN 'dead' THEN 'dead' ELSE 'pending' END,
-    last_status_code = $3, last_error = $4, last_response_body = $9, locked_until = NULL,
-    next_attempt_at = CASE WHEN $2 = 'retry' THEN now() + $5 * interval '1 millisecond' ELSE next_attempt_at END,
-    delivered_at = CASE WHEN $2 = 'delivered' THEN now() END,
+WITH a AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::float8[], $6::int[],
+    $7::timestamptz[], $8::int[], $9::text[]) WITH ORDINALITY
+    AS t(id, verdict, status_code, error, delay_ms, attempt, started_at, duration_ms, response_body, ord)),
+upd AS (
+  UPDATE deliveries d SET
+    status = CASE a.verdict WHEN 'delivered' THEN 'delivered' WHEN 'dead' THEN 'dead' ELSE 'pending' END,
+    last_status_code = a.status_code, last_error = a.error, last_response_body = a.response_body,
+    locked_until = NULL,
+    next_attempt_at = CASE WHEN a.verdict = 'retry' THEN now() + a.delay_ms * interval '1 millisecond'
+      ELSE d.next_attempt_at END,
+    delivered_at = CASE WHEN a.verdict = 'delivered' THEN now() END,
     updated_at = now()
-  WHERE id = $1 AND status = 'pending'
-  RETURNING id, endpoint_id),
+  FROM a
+  WHERE d.id = a.id AND d.status = 'pending'
+  RETURNING d.id, d.endpoint_id, a.verdict, a.ord, a.attempt, a.started_at, a.duration_ms,
+    a.status_code, a.error, a.response_body),
+-- Per endpoint, its last attempt of the batch, and whether one before it succeeded.
+last AS (
+  SELECT DISTINCT ON (endpoint_id) endpoint_id, verdict = 'delivered' AS ok,
+    bool_or(verdict = 'delivered') OVER (PARTITION BY endpoint_id) AS any_ok
+  FROM upd WHERE endpoint_id IS NOT NULL
+  ORDER BY endpoint_id, ord DESC),
 -- An endpoint's failure record (auto-disable) is written only when it changes: the first
--- failure after a success, the first success after failures.
+-- failure after a success, the first success after failures. A batch ends as its attempts
+-- one after another would: a success clears it, a failure after a success of the batch
+-- starts it again.
 failing AS (
   UPDATE webhook_endpoints ep SET
-    failing_since = CASE WHEN $2 = 'delivered' THEN NULL ELSE now() END
-  FROM upd
-  WHERE ep.id = upd.endpoint_id
-    AND (CASE WHEN $2 = 'delivered' THEN ep.failing_since IS NOT NULL ELSE ep.failing_since IS NULL END))
+    failing_since = CASE WHEN l.ok THEN NULL ELSE now() END
+  FROM last l
+  WHERE ep.id = l.endpoint_id
+    AND (CASE WHEN l.ok THEN ep.failing_since IS NOT NULL
+      ELSE ep.failing_since IS NULL OR l.any_ok END))
 INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, outcome, response_body)
-SELECT id, $6, $7, $8, $3, $4, $2, $9 FROM upd`;
+SELECT id, attempt, started_at, duration_ms, status_code, error, verdict, response_body FROM upd
+ORDER BY ord`;
 
 export interface DeliveryAttempt {
   deliveryId: string;
@@ -134,18 +165,26 @@ export interface DeliveryAttempt {
   durationMs: number;
 }
 
-export async function recordDeliveryAttempt(db: Queryable, a: DeliveryAttempt): Promise<void> {
-  await db.query(RECORD_SQL, [
-    a.deliveryId,
-    a.verdict,
-    a.statusCode,
-    a.error,
-    a.delayMs,
-    a.attempt,
-    a.startedAt,
-    a.durationMs,
-    a.responseBody,
-  ]);
+/** Records attempts in one statement (db/deliveries.ts RECORD_SQL); each delivery at most once. */
+export async function recordDeliveryAttempts(
+  db: Queryable,
+  attempts: readonly DeliveryAttempt[],
+): Promise<void> {
+  await db.query({
+    name: 'deliveries_record_attempts',
+    text: RECORD_SQL,
+    values: [
+      attempts.map((a) => a.deliveryId),
+      attempts.map((a) => a.verdict),
+      attempts.map((a) => a.statusCode),
+      attempts.map((a) => a.error),
+      attempts.map((a) => a.delayMs),
+      attempts.map((a) => a.attempt),
+      attempts.map((a) => a.startedAt),
+      attempts.map((a) => a.durationMs),
+      attempts.map((a) => a.responseBody),
+    ],
+  });
 }
 
 export interface DeliveryListRow {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { PAYMENT_COLUMNS, type PaymentRow } from './payments.js';
 import type { Queryable } from './pool.js';
 import { storableText } from '../domain/storableText.js';
 import { packBody, unpackBody } from './inboundBody.js';
@@ -40,6 +41,9 @@ export function keptHeaders(headers: IncomingHttpHeaders): Record<string, string
 /**
  * Archives a webhook before it is verified: its first keepBytes bytes (all of it when it
  * fits), its full size and SHA-256. restoreFullBody completes a truncated row once verified.
+ * With `paymentId` (the payment the body names, unverified) the same statement reads that
+ * payment too, so the event's payment costs no round trip of its own; the read changes
+ * nothing and is used only once the signature holds.
  */
 export async function archiveInbound(
   db: Queryable,
@@ -47,7 +51,8 @@ export async function archiveInbound(
   headers: IncomingHttpHeaders,
   rawBody: Buffer,
   keepBytes: number,
-): Promise<{ id: number; truncated: boolean; bodySha256: Buffer }> {
+  paymentId: string | null = null,
+): Promise<{ id: number; truncated: boolean; bodySha256: Buffer; payment: PaymentRow | null }> {
   const truncated = rawBody.length > keepBytes;
   const bodySha256 = createHash('sha256').update(rawBody).digest();
   // A whole body is kept deflated (db/inboundBody.ts); the first bytes of a truncated one as
@@ -55,30 +60,53 @@ export async function archiveInbound(
   const stored = truncated
     ? { bytes: rawBody.subarray(0, keepBytes), codec: null }
     : packBody(provider, rawBody);
-  const res = await db.query<{ id: string }>({
-    name: 'inbound_archive',
-    text: `INSERT INTO inbound_events (provider, headers, raw_body, body_codec, body_size, body_sha256,
-         body_truncated)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-    values: [
-      provider,
-      JSON.stringify(keptHeaders(headers)),
-      stored.bytes,
-      stored.codec,
-      rawBody.length,
-      bodySha256.toString('hex'),
-      truncated,
-    ],
+  const values: unknown[] = [
+    provider,
+    JSON.stringify(keptHeaders(headers)),
+    stored.bytes,
+    stored.codec,
+    rawBody.length,
+    bodySha256.toString('hex'),
+    truncated,
+  ];
+  if (paymentId === null) {
+    const res = await db.query<{ id: string }>({
+      name: 'inbound_archive',
+      text: ARCHIVE_SQL,
+      values,
+    });
+    return { id: Number(res.rows[0]?.id), truncated, bodySha256, payment: null };
+  }
+  const res = await db.query<PaymentRow & { archive_id: string; id: string | null }>({
+    name: 'inbound_archive_payment',
+    text: ARCHIVE_WITH_PAYMENT_SQL,
+    values: [...values, paymentId],
   });
-  return { id: Number(res.rows[0]?.id), truncated, bodySha256 };
+  const row = res.rows[0];
+  if (!row) throw new Error('inbound archive returned no row');
+  const { archive_id: archiveId, ...payment } = row;
+  return {
+    id: Number(archiveId),
+    truncated,
+    bodySha256,
+    payment: payment.id === null ? null : (payment as PaymentRow),
+  };
 }
+
+const ARCHIVE_SQL = `INSERT INTO inbound_events (provider, headers, raw_body, body_codec, body_size, body_sha256,
+    body_truncated)
+  VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`;
+
+const ARCHIVE_WITH_PAYMENT_SQL = `WITH a AS (${ARCHIVE_SQL})
+SELECT a.id AS archive_id, p.* FROM a
+LEFT JOIN LATERAL (SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = $8) p ON true`;
 
 /**
  * The updates of an archived row come within the request that archived it. inbound_events is
  * partitioned by month (migration 0023) and its key is (id, received_at): the bound on
  * received_at lets PostgreSQL look in the last month or two instead of every month kept.
  */
-const JUST_ARCHIVED = `received_at > now() - interval '1 day'`;
+export const JUST_ARCHIVED = `received_at > now() - interval '1 day'`;
 
 export async function restoreFullBody(db: Queryable, id: number, rawBody: Buffer): Promise<void> {
   // As received: only bodies over WEBHOOK_REJECTED_BODY_BYTES come here, rarely.

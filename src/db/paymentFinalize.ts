@@ -3,6 +3,7 @@ import { newId } from '../domain/ids.js';
 import { storableText } from '../domain/storableText.js';
 import type { TerminalStatus } from '../domain/types.js';
 import { DELIVERY_CHANNEL } from './deliveries.js';
+import { JUST_ARCHIVED } from './inbound.js';
 import { outboxWrite } from './outbox.js';
 import type { Queryable } from './pool.js';
 
@@ -28,6 +29,13 @@ export interface Finalization {
   } | null;
   /** The provider's fee on the money it took, where it reports one (ledger fee_minor). */
   feeMinor: number | null;
+  /**
+   * The inbound archive row of the provider event being applied (services/inbound.ts): when
+   * the payment moves, the same statement records the event's outcome on it
+   * (`finalized_<status>`, its mode, type and payment), so the finalization and the
+   * archived outcome commit together.
+   */
+  archive?: { id: number; eventType: string } | null;
 }
 
 // One statement: the conditional status change, its ledger entry (the charge of a success,
@@ -35,7 +43,7 @@ export interface Finalization {
 // commit together or not at all (transactional outbox, docs/api.md#delivery-and-retries); the
 // event and its delivery are the one outbox writer's (db/outbox.ts outboxWrite); the
 // NOTIFY that wakes the delivery workers is sent with that commit.
-const FINALIZE_SQL = `
+const finalizeSql = (withArchive: boolean) => `
 WITH upd AS (
   UPDATE payments SET status = $2,
     last_error = CASE WHEN $2 = 'failed' THEN $3 ELSE last_error END,
@@ -66,7 +74,16 @@ late AS (
     ex.currency, ex.amount_minor, $17::bigint, ex.detected_at
   FROM ex JOIN upd ON upd.id = ex.payment_id
   WHERE ex.amount_minor > 0
-  ON CONFLICT DO NOTHING),
+  ON CONFLICT DO NOTHING),${
+    withArchive
+      ? `
+inb AS (
+  UPDATE inbound_events ie SET signature_valid = true, outcome = 'finalized_' || $2::text,
+    mode = upd.mode, event_type = $20, payment_id = upd.id
+  FROM upd
+  WHERE ie.id = $19 AND ie.${JUST_ARCHIVED}),`
+      : ''
+  }
 ${outboxWrite({
   from: 'upd',
   eventId: '$7',
@@ -82,11 +99,15 @@ ${outboxWrite({
 })}
 SELECT pg_notify('${DELIVERY_CHANNEL}', '') FROM dl`;
 
+const FINALIZE_SQL = finalizeSql(false);
+const FINALIZE_ARCHIVED_SQL = finalizeSql(true);
+
 /** Moves an initiated payment to its outcome with its event; false when it was not initiated. */
 export async function finalizeInitiated(db: Queryable, f: Finalization): Promise<boolean> {
+  const archive = f.archive ?? null;
   const res = await db.query({
-    name: 'payments_finalize',
-    text: FINALIZE_SQL,
+    name: archive ? 'payments_finalize_archived' : 'payments_finalize',
+    text: archive ? FINALIZE_ARCHIVED_SQL : FINALIZE_SQL,
     values: [
       f.paymentId,
       f.outcome,
@@ -106,6 +127,7 @@ export async function finalizeInitiated(db: Queryable, f: Finalization): Promise
       newId(),
       f.feeMinor,
       newId(),
+      ...(archive ? [archive.id, storableText(archive.eventType)] : []),
     ],
   });
   return res.rowCount === 1;

@@ -166,7 +166,6 @@ export class WebhookSender {
           method: 'POST',
           agent: isHttps ? agents.https : agents.http,
           headers: { ...headers, 'content-length': String(payload.length) },
-          timeout: timeoutMs,
         },
         (res) => {
           const head: Buffer[] = [];
@@ -186,11 +185,12 @@ export class WebhookSender {
           res.on('error', () => resolve(done(res.statusCode ?? null, null, answer())));
         },
       );
+      // One timer bounds the whole attempt (connect, send, answer); no socket idle timer
+      // besides, which would be re-armed on every chunk.
       const timer = setTimeout(
         () => req.destroy(new Error(`timeout after ${timeoutMs} ms`)),
         timeoutMs,
       );
-      req.on('timeout', () => req.destroy(new Error(`timeout after ${timeoutMs} ms`)));
       req.on('error', (err) => resolve(done(null, err.message)));
       req.on('close', () => clearTimeout(timer));
       req.end(payload);

@@ -1,22 +1,23 @@
 import { decryptSecret } from '../auth/crypto.js';
 import type { Config } from '../config.js';
-import {
-  claimDueDeliveries,
-  DELIVERY_CHANNEL,
-  recordDeliveryAttempt,
-  type ClaimedDelivery,
-} from '../db/deliveries.js';
+import { claimDueDeliveries, DELIVERY_CHANNEL, type ClaimedDelivery } from '../db/deliveries.js';
 import type { Listener } from '../db/listener.js';
-import { durable, type Pool } from '../db/pool.js';
+import type { Pool } from '../db/pool.js';
 import { deadDeliveries, deliveryAttempts, deliveryDuration } from '../metrics.js';
 import { retryDelayMs, verdict } from './schedule.js';
 import type { WebhookNetwork } from './network.js';
+import { AttemptRecorder } from './recorder.js';
 import { WebhookSender, type SendResult } from './sender.js';
 import { signWebhook } from './signer.js';
 
 /** What the worker takes from the process. */
 export interface DeliveryWorkerDeps {
   pool: Pool;
+  /**
+   * Commits synchronously (db/pool.ts): the claim is made on it, so a claim that took
+   * deliveries is their durability barrier too (docs/adr/0002).
+   */
+  durablePool: Pool;
   log: { error(obj: object, msg: string): void };
   /** Wake-ups: a NOTIFY at each commit of a delivery, and a reset when LISTEN was lost. */
   listener: Pick<Listener, 'on' | 'onReset'>;
@@ -40,6 +41,7 @@ export class DeliveryWorker {
   private readonly secrets = new Map<string, string>();
   private readonly leaseMs: number;
   private readonly sender: WebhookSender;
+  private readonly recorder: AttemptRecorder;
 
   constructor(
     private readonly gw: DeliveryWorkerDeps,
@@ -48,6 +50,7 @@ export class DeliveryWorker {
   ) {
     this.leaseMs = gw.config.delivery.timeoutMs * 2 + 5000;
     this.sender = new WebhookSender(gw.webhookNetwork);
+    this.recorder = new AttemptRecorder(gw.pool, concurrency);
   }
 
   start(): void {
@@ -93,23 +96,17 @@ export class DeliveryWorker {
       let claimed: ClaimedDelivery[] = [];
       if (free > 0) {
         try {
+          // An event must be on disk before the app hears of it (db/pool.ts): the claim
+          // commits synchronously, and its commit flushes the deliveries it took. A claim
+          // that fails to commit sends nothing; its rows are retried after their lease.
           claimed = await claimDueDeliveries(
-            this.gw.pool,
+            this.gw.durablePool,
             free,
             this.leaseMs,
             this.gw.config.endpoints.concurrency,
           );
         } catch (err) {
           if (this.running) this.gw.log.error({ err }, 'delivery claim failed');
-        }
-      }
-      if (claimed.length > 0) {
-        // An event must be on disk before the app hears of it (db/pool.ts).
-        try {
-          await durable(this.gw.pool);
-        } catch (err) {
-          this.gw.log.error({ err }, 'durability barrier failed; claims retried after their lease');
-          claimed = [];
         }
       }
       for (const d of claimed) {
@@ -194,7 +191,7 @@ export class DeliveryWorker {
     deliveryAttempts.inc({ verdict: v });
     deliveryDuration.observe(result.durationMs / 1000);
     try {
-      await recordDeliveryAttempt(this.gw.pool, {
+      await this.recorder.record({
         deliveryId: d.id,
         verdict: v,
         statusCode: result.statusCode,

@@ -1,12 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { WebhookLimitsConfig } from '../config.js';
 import { archiveInbound, recordInboundOutcome, restoreFullBody } from '../db/inbound.js';
-import { findPayment, findPaymentByProviderRef, type PaymentRow } from '../db/payments.js';
-import { findFirstSubscriptionPayment } from '../db/paymentRenewals.js';
-import type { Queryable } from '../db/pool.js';
+import { findPayment, type PaymentRow } from '../db/payments.js';
 import { rememberTransmission } from '../db/transmissions.js';
 import { apiError } from '../domain/errors.js';
-import { isPaymentId } from '../domain/ids.js';
 import type { Mode, ProviderSlug } from '../domain/types.js';
 import {
   BadReference,
@@ -17,6 +14,7 @@ import {
 } from '../providers/types.js';
 import { webhooksRateLimited } from '../metrics.js';
 import { applyDispute } from './disputes.js';
+import { locatePayment, ownPayment, paymentIdHint } from './inboundPayment.js';
 import { applyPaymentOutcome } from './payments/finalize.js';
 import { captureApproved } from './payments/capture.js';
 import {
@@ -102,12 +100,17 @@ export async function handleProviderWebhook(
     }
   }
 
+  // Parsing is a pure function of the request: done once here, its result (or its error,
+  // raised where the event is parsed below) names the payment the archive's statement reads.
+  const parsed = parseOnce(provider, headers, rawBody);
+  const hinted = 'event' in parsed ? paymentIdHint(parsed.event) : null;
   const archived = await archiveInbound(
     deps.pool,
     slug,
     headers,
     rawBody,
     deps.limits.rejectedBodyBytes,
+    hinted,
   );
   const archiveId = archived.id;
   verifiedModes ??= await verify();
@@ -126,7 +129,8 @@ export async function handleProviderWebhook(
   let paymentId: string | null = null;
   try {
     await checkTransmission(deps, provider, headers, archived.bodySha256);
-    event = provider.parseWebhook(headers, rawBody);
+    if ('error' in parsed) throw parsed.error;
+    event = parsed.event;
     if (
       event.action.kind === 'none' &&
       !event.paymentId &&
@@ -143,20 +147,31 @@ export async function handleProviderWebhook(
       });
       return NONE;
     }
-    const payment = await locatePayment(deps.pool, slug, event);
+    const payment =
+      archived.payment && hinted !== null && paymentIdHint(event) === hinted
+        ? ownPayment(archived.payment, slug)
+        : await locatePayment(deps.pool, slug, event);
     paymentId = payment.id;
     // A signature made with one mode's secret never touches another mode's payment.
     if (!verifiedModes.includes(payment.mode))
       throw new EventRejected(apiError('bad_signature'), 'mode_mismatch');
     const actions = await confirmedActions(deps, provider, payment, event);
-    const { effect, outcome } = await applyAll(deps, slug, payment, event, actions);
-    await recordInboundOutcome(deps.durablePool, archiveId, {
-      signatureValid: true,
-      outcome,
-      mode: payment.mode,
-      eventType: event.eventType,
-      paymentId,
-    });
+    // One payment outcome to apply: its finalization records the archived outcome in the
+    // same statement (a synchronous commit, the request's last write).
+    const single = actions.length === 1 && actions[0]?.kind === 'payment';
+    const applyDeps = single
+      ? { ...deps, inboundArchive: { id: archiveId, eventType: event.eventType } }
+      : deps;
+    const { effect, outcome, recorded } = await applyAll(applyDeps, slug, payment, event, actions);
+    if (!recorded) {
+      await recordInboundOutcome(deps.durablePool, archiveId, {
+        signatureValid: true,
+        outcome,
+        mode: payment.mode,
+        eventType: event.eventType,
+        paymentId,
+      });
+    }
     return ACKS[effect];
   } catch (err) {
     const rejection =
@@ -298,36 +313,22 @@ async function applyAll(
             .map((r) => r.outcome)
             .join('+')
         : effect;
-  return applied(effect, outcome);
+  const only = results.length === 1 ? results[0] : undefined;
+  return { ...applied(effect, outcome), recorded: only?.recorded === true };
 }
 
-/** Our id when the provider echoes it (unknown: 404), else its reference (unknown: 400). */
-async function locatePayment(
-  db: Queryable,
-  slug: ProviderSlug,
-  ev: InboundEvent,
-): Promise<PaymentRow> {
-  const subscriptionScoped = ev.action.kind === 'renewal' || ev.action.kind === 'subscription';
-  if (subscriptionScoped && ev.subscriptionId) {
-    const first = await findFirstSubscriptionPayment(db, slug, ev.subscriptionId);
-    if (first) return first;
+type Parsed = { event: InboundEvent } | { error: unknown };
+
+function parseOnce(
+  provider: PaymentProvider,
+  headers: IncomingHttpHeaders,
+  rawBody: Buffer,
+): Parsed {
+  try {
+    return { event: provider.parseWebhook(headers, rawBody) };
+  } catch (error) {
+    return { error };
   }
-  if (ev.paymentId !== undefined) {
-    if (!isPaymentId(ev.paymentId))
-      throw new BadReference(`malformed payment id ${JSON.stringify(ev.paymentId)}`);
-    const p = await findPayment(db, ev.paymentId);
-    if (!p) throw new EventRejected(apiError('unknown_payment'), 'unknown_payment');
-    if (p.provider !== slug) throw new BadReference(`payment ${p.id} belongs to another provider`);
-    return p;
-  }
-  if (ev.providerRef !== undefined) {
-    const p = await findPaymentByProviderRef(db, slug, ev.providerRef);
-    if (!p) throw new BadReference(`unknown provider reference ${JSON.stringify(ev.providerRef)}`);
-    return p;
-  }
-  if (subscriptionScoped)
-    throw new BadReference(`unknown subscription ${JSON.stringify(ev.subscriptionId)}`);
-  throw new BadReference('event carries no payment reference');
 }
 
 /** Each action to the use case that owns it. */

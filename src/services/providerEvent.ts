@@ -12,6 +12,11 @@ export interface ProviderEventDeps {
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** The gateway's clock (signature age). */
   now(): number;
+  /**
+   * The archive row of the provider event being applied, when it carries one payment
+   * outcome (services/inbound.ts): the finalization records the event's outcome on it.
+   */
+  inboundArchive?: { id: number; eventType: string };
 }
 
 /**
@@ -22,6 +27,8 @@ export interface ProviderEventDeps {
 export interface Applied {
   effect: 'changed' | 'none' | 'already_finalized';
   outcome: string;
+  /** The outcome is already on the event's archive row (written with the change). */
+  recorded?: boolean;
 }
 
 export const applied = (effect: Applied['effect'], outcome: string): Applied => ({

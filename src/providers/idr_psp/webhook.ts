@@ -4,15 +4,26 @@ import { BadReference, type InboundEvent } from '../types.js';
 import { mapTransactionStatus } from './mapping.js';
 import type { NotificationWire } from './wire.js';
 
+/**
+ * A notification's body is read by each mode's verification and by the parse: parsed once
+ * per request body (the same Buffer throughout the request), and only read, never changed.
+ */
+const parsedBodies = new WeakMap<Buffer, Record<string, unknown> | null>();
+
 function parseObject(rawBody: Buffer): Record<string, unknown> | null {
+  const cached = parsedBodies.get(rawBody);
+  if (cached !== undefined) return cached;
+  let body: Record<string, unknown> | null = null;
   try {
     const v: unknown = JSON.parse(rawBody.toString('utf8'));
-    return v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? (v as Record<string, unknown>)
-      : null;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      body = v as Record<string, unknown>;
+    }
   } catch {
-    return null;
+    body = null;
   }
+  parsedBodies.set(rawBody, body);
+  return body;
 }
 
 function str(v: unknown): string | undefined {

@@ -35,6 +35,12 @@ export type FinalizeInput = FinalOutcome & {
    * still unregistered and still under the reconciler's claim (deadline set to this value).
    */
   onlyIfUnregisteredUntil?: Date;
+  /**
+   * The provider event's archive row: the finalizing statement records the event's outcome
+   * on it, committed synchronously (settleOutcome). Only where nothing follows the
+   * finalization (no amount mismatch to give back).
+   */
+  archive?: { id: number; eventType: string };
 };
 
 type PaymentAction = Extract<InboundAction, { kind: 'payment' }>;
@@ -108,6 +114,7 @@ export async function finalizePayment(
     eventBody: paymentEventBody(eventType, finalized, at),
     deliveryId: newDeliveryId(),
     onlyIfUnregisteredUntil: input.onlyIfUnregisteredUntil ?? null,
+    archive: input.archive ?? null,
     feeMinor: input.outcome === 'succeeded' ? (input.paid.feeMinor ?? null) : null,
     mismatch: mismatch && {
       exceptionId: newId(),
@@ -136,7 +143,9 @@ export async function settleOutcome(
   payment: PaymentRow,
   input: FinalizeInput,
 ): Promise<PaymentRow | null> {
-  const done = await finalizePayment(deps.pool, payment, input);
+  // With the archive's outcome in it, the finalization is the request's last write: it
+  // commits synchronously (db/pool.ts), the request's durability barrier.
+  const done = await finalizePayment(input.archive ? deps.durablePool : deps.pool, payment, input);
   const mismatch = amountMismatch(payment, input);
   if (done && mismatch) await giveBackMismatch(deps, done, mismatch);
   return done;
@@ -172,11 +181,13 @@ export async function applyPaymentOutcome(
   ev: InboundEvent,
   action: PaymentAction,
 ): Promise<Applied> {
-  const done = await settleOutcome(deps, payment, {
-    ...outcomeOf(action),
-    subscriptionId: ev.subscriptionId,
-  });
-  if (done) return applied('changed', `finalized_${done.status}`);
+  const input: FinalizeInput = { ...outcomeOf(action), subscriptionId: ev.subscriptionId };
+  // The event's archived outcome rides on the finalization when nothing follows it.
+  const archive = amountMismatch(payment, input) ? undefined : deps.inboundArchive;
+  const done = await settleOutcome(deps, payment, { ...input, archive });
+  if (done) {
+    return { ...applied('changed', `finalized_${done.status}`), recorded: archive !== undefined };
+  }
   if (action.outcome === 'succeeded') await lateCharge(deps, payment, ev, action.paid);
   return ALREADY_FINALIZED;
 }
