@@ -112,7 +112,7 @@ test('registration is idempotent on the payment id against the simulator', async
   }
   const rows = await count(
     gw.databaseUrl,
-    `sim_objects WHERE provider = 'card_psp' AND kind = 'checkout' AND data->'metadata'->>'payment_id' = $1`,
+    `paygate_sim.sim_objects WHERE provider = 'card_psp' AND kind = 'checkout' AND data->'metadata'->>'payment_id' = $1`,
     [input.paymentId],
   );
   assert.equal(rows, 1);

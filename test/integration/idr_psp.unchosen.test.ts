@@ -33,7 +33,7 @@ async function unchosenPayment(): Promise<CreatedPayment> {
   const p = await createPayment(gw, app, 'idr', 20000);
   const moved = await sql(
     gw.databaseUrl,
-    `UPDATE sim_objects SET data = data || '{"chosen": false}'::jsonb
+    `UPDATE paygate_sim.sim_objects SET data = data || '{"chosen": false}'::jsonb
       WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1 RETURNING id`,
     [p.id],
   );

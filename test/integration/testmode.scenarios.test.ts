@@ -65,7 +65,7 @@ async function inbound(paymentId: string): Promise<string[]> {
 async function providerTransactions(amount: number) {
   return sql<{ data: { order_id: string; refunds?: { status: string }[] } }>(
     setup.gw.databaseUrl,
-    `SELECT data FROM sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction'
+    `SELECT data FROM paygate_sim.sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction'
        AND (data->>'gross_amount')::bigint = $1`,
     [amount],
   );
@@ -430,7 +430,7 @@ describe('registration scenarios on the direct QR charge (IDR_PSP_DIRECT_QR)', (
       const created = retry.json<{ payment_id: string; qr_string: string }>();
       const held = await sql<{ data: { order_id: string; qr_string: string } }>(
         direct.gw.databaseUrl,
-        `SELECT data FROM sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction'
+        `SELECT data FROM paygate_sim.sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction'
            AND (data->>'gross_amount')::bigint = $1`,
         [b.amount_minor],
       );
