@@ -38,7 +38,7 @@ function cardBody(overrides: Record<string, unknown> = {}) {
 function testCtx(): ProviderContext {
   const endpoint = gw.running.gw.providers.endpoint('card_psp', 'test');
   assert.ok(endpoint);
-  return { mode: 'test', endpoint, timeoutMs: 5000 };
+  return { mode: 'test', endpoint, timeoutMs: 5000, now: () => gw.running.gw.now() };
 }
 
 function pathOf(url: string): string {

@@ -36,7 +36,7 @@ before(async () => {
   app = await gw.createApp();
   const endpoint = gw.running.gw.providers.endpoint('idr_psp', 'test');
   assert.ok(endpoint);
-  ctx = { mode: 'test', endpoint, timeoutMs: 5000 };
+  ctx = { mode: 'test', endpoint, timeoutMs: 5000, now: () => gw.running.gw.now() };
   clock = gw.simClock;
 });
 beforeEach(() => clock.reset());

@@ -26,7 +26,7 @@ before(async () => {
   await db.connect();
   const endpoint = gw.running.gw.providers.endpoint('idr_psp', 'test');
   assert.ok(endpoint);
-  ctx = { mode: 'test', endpoint, timeoutMs: 5000 };
+  ctx = { mode: 'test', endpoint, timeoutMs: 5000, now: () => gw.running.gw.now() };
 });
 after(async () => {
   await db?.end();

@@ -12,7 +12,7 @@ import { UNKNOWN_TEST_SCENARIO } from '../../src/domain/testScenarios.js';
 import { serviceDeps } from '../../src/gateway.js';
 import { basicAuth } from '../../src/providers/idr_psp/wire.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { reconcileDue } from '../../src/services/reconciler.js';
+import { reconcileOnceDue } from '../helpers/clock.js';
 import { retryUnansweredRefunds } from '../../src/services/refunds/retry.js';
 import { FAULT_DELAY_MS } from '../../src/simulators/faults.js';
 import { simulatorEndpoint } from '../../src/providers/testMode.js';
@@ -218,12 +218,7 @@ describe('notification scenarios', () => {
     const p = await create('lost_webhook');
     await act(p.ref, 'fail');
     assert.equal((await payment(p.id)).status, 'initiated');
-    await sql(
-      setup.gw.databaseUrl,
-      `UPDATE payments SET provider_deadline = now() - interval '1 second' WHERE id = $1`,
-      [p.id],
-    );
-    await reconcileDue(setup.gw.running.gw);
+    await reconcileOnceDue(setup.gw.running.gw, p.id);
     const view = await payment(p.id);
     assert.equal(view.status, 'failed');
     assert.equal(view.last_error, 'Transaction denied by the issuer (simulated decline)');
