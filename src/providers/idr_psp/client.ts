@@ -219,11 +219,7 @@ async function chargeQr(
  * stays payable until the page lapses (on the gateway's clock, ctx.now); after that nobody
  * can ever pay it.
  */
-function unchosenSnapOrder(
-  ref: ProviderPaymentRef,
-  a: WireAnswer,
-  nowMs: number,
-): InboundAction {
+function unchosenSnapOrder(ref: ProviderPaymentRef, a: WireAnswer, nowMs: number): InboundAction {
   const method = ref.method ? METHODS[ref.method] : undefined;
   if (!ref.createdAt || !method) return { kind: 'none' };
   const lifetimeMs =
