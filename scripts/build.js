@@ -62,12 +62,18 @@ function run(args) {
   }
 }
 
-/** Compiles src/ into outDir (a clean one) with the migrations beside it. */
+/** Compiles src/ into outDir (a clean one) with the migrations (the gateway's, the simulators') beside it. */
 export function buildServer(outDir = path.join(ROOT, 'dist')) {
   // A clean folder: nothing compiled from a source that no longer exists stays behind.
   rmSync(outDir, { recursive: true, force: true });
   run([TSC, '-p', 'tsconfig.build.json', '--outDir', outDir]);
   cpSync(path.join(ROOT, 'src/migrations'), path.join(outDir, 'migrations'), { recursive: true });
+  // The simulators' own migrations, where dist/simulators/db/migrate.js looks for them.
+  cpSync(
+    path.join(ROOT, 'src/simulators/db/migrations'),
+    path.join(outDir, 'simulators/db/migrations'),
+    { recursive: true },
+  );
 }
 
 /** Builds the given parts (both by default). Throws with one line when a step fails. */

@@ -10,6 +10,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
+import { migrateSimulators } from '../src/simulators/db/migrate.js';
 import { obtainChromium } from './chromium.js';
 import { freePort } from './net.js';
 import { obtainPgBouncer } from './pgbouncer.js';
@@ -96,6 +97,8 @@ async function main(): Promise<number> {
     await admin.end();
     const pool = new pg.Pool({ connectionString: withDatabase(serverUrl, TEMPLATE), max: 1 });
     await migrate(pool);
+    // The simulators' schema too: every clone starts with it, as a migrated install does.
+    await migrateSimulators(pool);
     await pool.end();
 
     const files = testFiles(process.argv.slice(2));

@@ -102,6 +102,9 @@ export async function startGateway(
     // Synchronous commits: a failover right after start must not lose part of the schema.
     const applied = await migrateOver(durablePool, direct === locator ? undefined : direct);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
+    // The simulators' own schema and migrations (simulators/db/migrate.ts), after the gateway's.
+    const simApplied = (await simulators?.start()) ?? [];
+    if (simApplied.length > 0) log.info({ applied: simApplied }, 'simulators: migrations applied');
     await warnIfAutovacuumCannotRun(gw);
     if (opts.workers !== false) workers = await startWorkers(gw, simulators?.purgeOld);
     await listener.start();

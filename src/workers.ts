@@ -54,7 +54,7 @@ export async function purgeHistory(
     ['operator_sessions', () => purgeEndedSessions(gw.pool)],
   ];
   // The simulators' objects, when they are mounted here (their own process purges its own).
-  if (purgeSimObjects) purges.push(['sim_objects', () => purgeSimObjects(r.simObjectsDays)]);
+  if (purgeSimObjects) purges.push(['simulator objects', () => purgeSimObjects(r.simObjectsDays)]);
   const deleted: Record<string, number> = {};
   for (const [table, purge] of purges) {
     deleted[table] = 0;

@@ -28,7 +28,6 @@ export const HOT_TABLES = [
   'inbound_events',
   'outbound_events',
   'deliveries',
-  'sim_objects',
   'provider_transmissions',
   'ledger_entries',
   // Read beside every row of the admin payment list (its refund): left unanalysed, the

@@ -9,6 +9,11 @@ export interface ProviderContext {
   endpoint: ProviderEndpointConfig;
   /** Per-call timeout; a timeout is an indeterminate outcome, never a rejection. */
   timeoutMs: number;
+  /**
+   * The gateway's clock (Gateway.now, which tests move): the adapters count the provider's
+   * own lifetimes (a QR's expiry, a Snap page's lapse) on it, as the services and SQL do.
+   */
+  now(): number;
 }
 
 export interface RegisterPaymentInput {

@@ -45,7 +45,9 @@ function failureText(err: unknown): string {
 
 function context(deps: ReportDeps, slug: ProviderSlug, mode: Mode): ProviderContext | null {
   const endpoint = deps.providers.endpoint(slug, mode);
-  return endpoint ? { mode, endpoint, timeoutMs: deps.providerTimeoutMs } : null;
+  return endpoint
+    ? { mode, endpoint, timeoutMs: deps.providerTimeoutMs, now: () => deps.now() }
+    : null;
 }
 
 /**

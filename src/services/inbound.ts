@@ -239,7 +239,7 @@ async function confirmedActions(
   if (!endpoint) throw unconfirmed();
   try {
     const actions = await provider.confirmEvent(
-      { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs },
+      { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs, now: () => deps.now() },
       {
         paymentId: payment.id,
         providerRef: payment.provider_ref,

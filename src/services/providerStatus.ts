@@ -20,6 +20,8 @@ import { applyProviderRefund } from './refunds/providerEvents.js';
 export interface StatusDeps {
   providers: ProviderRegistry;
   providerTimeoutMs: number;
+  /** The gateway's clock, which the adapter reads (ProviderContext.now). */
+  now(): number;
 }
 
 export interface StatusCall {
@@ -35,7 +37,7 @@ export function statusCall(deps: StatusDeps, payment: PaymentRow): StatusCall | 
   if (!endpoint) return null;
   return {
     provider: deps.providers.get(slug),
-    ctx: { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs },
+    ctx: { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs, now: () => deps.now() },
     ref: paymentRef(payment),
   };
 }

@@ -50,7 +50,12 @@ export async function reconcileDue(gw: ReconcilerDeps, limit = 20): Promise<numb
     const endpoint = gw.providers.endpoint(slug, claimed.mode);
     if (!endpoint) continue;
     const provider = gw.providers.get(slug);
-    const ctx = { mode: claimed.mode, endpoint, timeoutMs: gw.config.providerTimeoutMs };
+    const ctx = {
+      mode: claimed.mode,
+      endpoint,
+      timeoutMs: gw.config.providerTimeoutMs,
+      now: () => gw.now(),
+    };
     try {
       const payment =
         claimed.provider_ref === null

@@ -73,7 +73,7 @@ async function fromApi(
   }
   try {
     return await provider.listMovements(
-      { mode: t.mode, endpoint, timeoutMs: deps.providerTimeoutMs },
+      { mode: t.mode, endpoint, timeoutMs: deps.providerTimeoutMs, now: () => deps.now() },
       since,
       until,
     );

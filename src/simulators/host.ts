@@ -5,7 +5,10 @@ import type { Pool } from './db/pool.js';
  * their own): nothing more, so they stay a part apart from the core.
  */
 export interface SimulatorHost {
-  /** Simulator state (sim_objects, simulators/db/) lives in this database, shared by every instance. */
+  /**
+   * Simulator state (their schema paygate_sim, simulators/db/) lives in this database, shared
+   * by every instance.
+   */
   pool: Pool;
   /**
    * Test-mode credentials are derived from the master key, the same ones the adapters use;

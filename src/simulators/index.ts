@@ -3,6 +3,8 @@ import { cardPspSimulator } from './card_psp/index.js';
 import { SimClock } from './clock.js';
 import { MAX_SIM_CLOCK_OFFSET_MS } from './common.js';
 import { purgeOldSimObjects } from './db/objects.js';
+import { migrateSimulators } from './db/migrate.js';
+import { analyseSimObjectsIfGrown } from './db/planGuard.js';
 import type { SimulatorHost } from './host.js';
 import { idrPspSimulator } from './idr_psp/index.js';
 import { jsonBody, sendJson, sendText } from './reply.js';
@@ -15,6 +17,12 @@ export { SimClock } from './clock.js';
 export interface Simulators {
   clock: SimClock;
   routes: (app: FastifyInstance) => Promise<void>;
+  /**
+   * Applies their own migrations (schema paygate_sim, db/migrate.ts) before they serve; the
+   * names applied. Mounted in the gateway, it calls this at its start, after its own
+   * migrations; their own process calls it at its start.
+   */
+  start: () => Promise<string[]>;
   /**
    * Deletes a batch of their objects older than the retention; the number deleted. Mounted in
    * the gateway, its retention job calls it; on their own, their process does.
@@ -31,6 +39,7 @@ export function createSimulators(gw: SimulatorHost): Simulators {
   return {
     clock,
     routes: simulatorRoutes(gw, clock),
+    start: () => migrateSimulators(gw.pool),
     purgeOld: (retentionDays) => purgeOldSimObjects(gw.pool, retentionDays),
   };
 }
@@ -73,8 +82,31 @@ function simulatorRoutes(gw: SimulatorHost, simClock: SimClock) {
       }
       return sendJson(reply, 200, { now: new Date(simClock.now()).toISOString() });
     });
+    startPlanGuard(app, gw);
     app.register(idrPspSimulator(gw, simClock), { prefix: '/idr_psp' });
     app.register(cardPspSimulator(gw, simClock), { prefix: '/card_psp' });
     app.register(walletPspSimulator(gw, simClock), { prefix: '/wallet_psp' });
   };
+}
+
+const PLAN_GUARD_EVERY_MS = 2_000;
+
+/** Their table's statistics kept up with its size while the host is ready (db/planGuard.ts). */
+function startPlanGuard(app: FastifyInstance, gw: SimulatorHost): void {
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy || gw.phase !== 'ready') return;
+    busy = true;
+    analyseSimObjectsIfGrown(gw.pool)
+      .then((outcome) => {
+        // ANALYZE skips a table the role does not own: not tried again.
+        if (outcome === 'refused') clearInterval(timer);
+      })
+      .catch((err: unknown) => gw.log.warn({ err }, 'simulators: plan guard failed'))
+      .finally(() => {
+        busy = false;
+      });
+  }, PLAN_GUARD_EVERY_MS);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
 }

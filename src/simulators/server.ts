@@ -1,7 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { SimulatorsConfig } from './settings.js';
-import { migrate } from '../db/migrate.js';
 import { createPool } from '../db/pool.js';
 import { purgeOldSimObjects } from './db/objects.js';
 import type { Logger } from '../logger.js';
@@ -61,7 +60,8 @@ export async function startSimulators(
   app.get('/healthz', async (_req, reply) =>
     host.phase === 'ready' ? sendText(reply, 200, 'ok') : sendText(reply, 503, host.phase),
   );
-  app.register(createSimulators(host).routes, { prefix: '/sim' });
+  const simulators = createSimulators(host);
+  app.register(simulators.routes, { prefix: '/sim' });
   // Their state in a database of their own is purged here, as the gateway's retention job
   // purges its database's (docs/operations.md#retention): at start, then every 10 minutes.
   const purge = async () => {
@@ -81,9 +81,9 @@ export async function startSimulators(
     const port = (app.server.address() as AddressInfo).port;
     host.urls.internal = config.selfUrl ?? `http://127.0.0.1:${port}`;
     host.urls.public = config.publicBaseUrl ?? `http://localhost:${port}`;
-    // The same migrator as the gateway's, under its lock: sim_objects exists in a database
-    // of the simulators' own too; on the gateway's database this finds nothing to do.
-    await migrate(pool);
+    // Their own migrator and schema (db/migrate.ts), on the gateway's database or their own.
+    const applied = await simulators.start();
+    if (applied.length > 0) log.info({ applied }, 'simulators: migrations applied');
     host.phase = 'ready';
     purgeTimer = startPurging();
   } catch (err) {

@@ -54,7 +54,7 @@ export const SIMULATORS_VARS = {
       return raw;
     },
     description:
-      "where the simulators keep their state (`sim_objects`): the gateway's database, or one of their own",
+      "where the simulators keep their state (their own schema `paygate_sim`, made at their start): the gateway's database, or one of their own",
   }),
   MASTER_KEY: custom({
     type: 'key',
@@ -120,7 +120,7 @@ export const SIMULATORS_SETTINGS: readonly SettingDoc[] = docRows(SIMULATORS_VAR
 export interface SimulatorsConfig {
   port: number;
   host: string;
-  /** Where sim_objects lives: the gateway's database, or one of the simulators' own. */
+  /** Where their schema (paygate_sim) lives: the gateway's database, or one of their own. */
   databaseUrl: string;
   /** The gateway's master key: the test-mode credentials both sides use derive from it. */
   masterKey: Buffer;

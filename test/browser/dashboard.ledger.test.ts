@@ -47,7 +47,7 @@ before(async () => {
   assert.equal((await gw.admin('POST', `/admin/payments/${id}/cancel`)).status, 200);
   await sql(
     gw.databaseUrl,
-    `UPDATE sim_objects SET data = data || '{"transaction_status":"settlement"}'::jsonb
+    `UPDATE paygate_sim.sim_objects SET data = data || '{"transaction_status":"settlement"}'::jsonb
      WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1`,
     [id],
   );

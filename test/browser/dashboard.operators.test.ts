@@ -82,7 +82,7 @@ test('stuck page: a payment past its deadline, Sync settles it as the provider s
   );
   await sql(
     gw.databaseUrl,
-    `UPDATE sim_objects SET data = data || '{"transaction_status":"settlement"}'
+    `UPDATE paygate_sim.sim_objects SET data = data || '{"transaction_status":"settlement"}'
      WHERE provider = 'idr_psp' AND kind = 'transaction' AND data->>'order_id' = $1`,
     [p.id],
   );

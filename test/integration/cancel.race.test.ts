@@ -30,7 +30,7 @@ after(async () => {
 async function simTx(orderId: string): Promise<SimTransaction> {
   const rows = await sql<{ data: SimTransaction }>(
     gw.databaseUrl,
-    `SELECT data FROM sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1`,
+    `SELECT data FROM paygate_sim.sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1`,
     [orderId],
   );
   assert.ok(rows[0], `simulator transaction ${orderId}`);
@@ -112,7 +112,7 @@ test('cancel of a payment the buyer already paid, before its webhook arrived, is
   // The provider settles it but the notification is lost: the gateway still says initiated.
   await sql(
     gw.databaseUrl,
-    `UPDATE sim_objects SET data = data || '{"transaction_status":"settlement"}'::jsonb
+    `UPDATE paygate_sim.sim_objects SET data = data || '{"transaction_status":"settlement"}'::jsonb
      WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1`,
     [p.id],
   );

@@ -38,7 +38,7 @@ function cardBody(overrides: Record<string, unknown> = {}) {
 function testCtx(): ProviderContext {
   const endpoint = gw.running.gw.providers.endpoint('card_psp', 'test');
   assert.ok(endpoint);
-  return { mode: 'test', endpoint, timeoutMs: 5000 };
+  return { mode: 'test', endpoint, timeoutMs: 5000, now: () => gw.running.gw.now() };
 }
 
 function pathOf(url: string): string {
@@ -112,7 +112,7 @@ test('registration is idempotent on the payment id against the simulator', async
   }
   const rows = await count(
     gw.databaseUrl,
-    `sim_objects WHERE provider = 'card_psp' AND kind = 'checkout' AND data->'metadata'->>'payment_id' = $1`,
+    `paygate_sim.sim_objects WHERE provider = 'card_psp' AND kind = 'checkout' AND data->'metadata'->>'payment_id' = $1`,
     [input.paymentId],
   );
   assert.equal(rows, 1);

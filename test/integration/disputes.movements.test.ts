@@ -588,6 +588,8 @@ describe('wallet_psp: a reversal of more than a case holds is money of its own',
 });
 
 describe('the reconciler books what it finds while polling', () => {
+  // The row is rewritten, not the clock moved: a wallet_psp payment has no provider deadline
+  // (PayPal's approval does not lapse on a known date), so no time reaches it.
   async function reconcile(paymentId: string) {
     await core.pool.query(
       `UPDATE payments SET provider_deadline = now() - interval '1 second' WHERE id = $1`,

@@ -162,7 +162,7 @@ test('paid after a failure is an exception of its own kind', async () => {
   // The buyer retries on the provider's page and the card goes through this time.
   await sql(
     gw.databaseUrl,
-    `UPDATE sim_objects SET data = jsonb_set(data, '{status}', '"open"')
+    `UPDATE paygate_sim.sim_objects SET data = jsonb_set(data, '{status}', '"open"')
      WHERE provider = 'card_psp' AND kind = 'checkout' AND id = $1`,
     [p.ref],
   );
@@ -277,7 +277,7 @@ test('idr_psp: a charge reported on a canceled payment, delivered 8 times at onc
   // The provider settles the transaction anyway (a late confirmation from the paying bank).
   await sql(
     gw.databaseUrl,
-    `UPDATE sim_objects SET data = data || '{"transaction_status":"settlement"}'::jsonb
+    `UPDATE paygate_sim.sim_objects SET data = data || '{"transaction_status":"settlement"}'::jsonb
      WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1`,
     [id],
   );
@@ -312,7 +312,7 @@ test('idr_psp: a charge reported on a canceled payment, delivered 8 times at onc
   ]);
   const [sim] = await sql<{ data: { transaction_status: string; refunds?: unknown[] } }>(
     gw.databaseUrl,
-    `SELECT data FROM sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1`,
+    `SELECT data FROM paygate_sim.sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1`,
     [id],
   );
   assert.equal(sim?.data.transaction_status, 'refund');
@@ -349,7 +349,7 @@ test('a refund the gateway never asked for on an unpaid payment is an unrequeste
     };
   }>(
     gw.databaseUrl,
-    `SELECT data FROM sim_objects WHERE provider = 'card_psp' AND kind = 'checkout' AND id = $1`,
+    `SELECT data FROM paygate_sim.sim_objects WHERE provider = 'card_psp' AND kind = 'checkout' AND id = $1`,
     [p.ref],
   );
   const order = checkout?.data.order;

@@ -44,7 +44,7 @@ const paymentsOf = (externalUserId: unknown) =>
 const registrations = (paymentIds: string[]) =>
   count(
     gw.databaseUrl,
-    "sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = ANY($1)",
+    "paygate_sim.sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = ANY($1)",
     [paymentIds],
   );
 
@@ -306,7 +306,7 @@ describe('docs/api.md#idempotency: concurrency', () => {
     assert.equal(
       await count(
         gw.databaseUrl,
-        "sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1",
+        "paygate_sim.sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1",
         [paymentId],
       ),
       1,

@@ -36,7 +36,7 @@ before(async () => {
   app = await gw.createApp();
   const endpoint = gw.running.gw.providers.endpoint('idr_psp', 'test');
   assert.ok(endpoint);
-  ctx = { mode: 'test', endpoint, timeoutMs: 5000 };
+  ctx = { mode: 'test', endpoint, timeoutMs: 5000, now: () => gw.running.gw.now() };
   clock = gw.simClock;
 });
 beforeEach(() => clock.reset());
@@ -71,7 +71,7 @@ async function rejection(p: Promise<unknown>): Promise<ProviderError> {
 async function simTx(orderId: string): Promise<SimTransaction> {
   const rows = await sql<{ data: SimTransaction }>(
     gw.databaseUrl,
-    `SELECT data FROM sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1`,
+    `SELECT data FROM paygate_sim.sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1`,
     [orderId],
   );
   assert.ok(rows[0]);

@@ -26,7 +26,7 @@ before(async () => {
   await db.connect();
   const endpoint = gw.running.gw.providers.endpoint('idr_psp', 'test');
   assert.ok(endpoint);
-  ctx = { mode: 'test', endpoint, timeoutMs: 5000 };
+  ctx = { mode: 'test', endpoint, timeoutMs: 5000, now: () => gw.running.gw.now() };
 });
 after(async () => {
   await db?.end();
@@ -50,7 +50,7 @@ function input(over: Partial<RegisterPaymentInput> = {}): RegisterPaymentInput {
 
 async function simRows(orderId: string): Promise<{ kind: string; id: string }[]> {
   const res = await db.query<{ kind: string; id: string }>(
-    `SELECT kind, id FROM sim_objects
+    `SELECT kind, id FROM paygate_sim.sim_objects
       WHERE provider = 'idr_psp' AND (id = $1 OR data->>'order_id' = $1) ORDER BY kind, id`,
     [orderId],
   );
@@ -59,7 +59,7 @@ async function simRows(orderId: string): Promise<{ kind: string; id: string }[]>
 
 async function simTransaction(orderId: string): Promise<SimTransaction> {
   const res = await db.query<{ data: SimTransaction }>(
-    `SELECT data FROM sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1`,
+    `SELECT data FROM paygate_sim.sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1`,
     [orderId],
   );
   assert.ok(res.rows[0]);

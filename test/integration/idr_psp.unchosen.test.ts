@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { AppWithSecrets } from '../../src/services/apps.js';
 import { reconcileDue } from '../../src/services/reconciler.js';
+import { withClockAhead } from '../helpers/clock.js';
 import { sql } from '../helpers/core.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -33,7 +34,7 @@ async function unchosenPayment(): Promise<CreatedPayment> {
   const p = await createPayment(gw, app, 'idr', 20000);
   const moved = await sql(
     gw.databaseUrl,
-    `UPDATE sim_objects SET data = data || '{"chosen": false}'::jsonb
+    `UPDATE paygate_sim.sim_objects SET data = data || '{"chosen": false}'::jsonb
       WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1 RETURNING id`,
     [p.id],
   );
@@ -61,19 +62,17 @@ async function payment(id: string) {
   return row;
 }
 
-const due = (id: string, createdAgoMs = 0) =>
-  sql(
-    gw.databaseUrl,
-    `UPDATE payments SET provider_deadline = now() - interval '1 second',
-        created_at = now() - make_interval(secs => $2::double precision / 1000)
-      WHERE id = $1`,
-    [id, createdAgoMs],
-  );
+/**
+ * The reconciler, run with the gateway's clock `aheadMs` ahead (the reconciler's claim and the
+ * adapter's page lapse both read it): a QR payment's deadline is its registration + 20 minutes.
+ */
+const reconcileAhead = (aheadMs: number) =>
+  withClockAhead(gw.running.gw, aheadMs, () => reconcileDue(gw.running.gw));
 
 test('the reconciler leaves a registered Snap payment with no channel chosen initiated', async () => {
   const p = await unchosenPayment();
-  await due(p.id);
-  assert.ok((await reconcileDue(gw.running.gw)) >= 1);
+  // Past its deadline (20 minutes), inside the page's 20 minutes plus 15 of grace.
+  assert.ok((await reconcileAhead(21 * 60_000)) >= 1);
   assert.deepEqual(await payment(p.id), { status: 'initiated', last_error: '' });
   const [check] = await sql<{ last_check_learned: string }>(
     gw.databaseUrl,
@@ -98,8 +97,7 @@ test('operator sync of a Snap payment with no channel chosen: still initiated', 
 test('after its page has lapsed, nobody can pay it: the reconciler fails it', async () => {
   const p = await unchosenPayment();
   // QR pages last 20 minutes, plus the 15 minutes allowed for a late registration and skew.
-  await due(p.id, 35 * 60_000 + 1000);
-  assert.ok((await reconcileDue(gw.running.gw)) >= 1);
+  assert.ok((await reconcileAhead(35 * 60_000 + 1000)) >= 1);
   assert.deepEqual(await payment(p.id), {
     status: 'failed',
     last_error: "payment page expired without a payment method chosen (Transaction doesn't exist.)",

@@ -105,7 +105,7 @@ test('a late charge refunded at once: late_charge and late_charge_refund net to 
   // The provider settles the transaction anyway (a late confirmation from the paying bank).
   await sql(
     gw.databaseUrl,
-    `UPDATE sim_objects SET data = data || '{"transaction_status":"settlement"}'::jsonb
+    `UPDATE paygate_sim.sim_objects SET data = data || '{"transaction_status":"settlement"}'::jsonb
      WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1`,
     [id],
   );

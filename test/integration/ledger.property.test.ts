@@ -98,7 +98,7 @@ async function latePayment(
   // idr_psp settles anyway (a late bank confirmation); the gateway refunds it at once.
   await sql(
     gw.databaseUrl,
-    `UPDATE sim_objects SET data = data || '{"transaction_status":"settlement"}'::jsonb
+    `UPDATE paygate_sim.sim_objects SET data = data || '{"transaction_status":"settlement"}'::jsonb
      WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1`,
     [p.id],
   );

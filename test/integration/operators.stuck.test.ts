@@ -54,7 +54,7 @@ async function overdue(id: string): Promise<void> {
 async function settleAtProvider(id: string): Promise<void> {
   const rows = await sql(
     gw.databaseUrl,
-    `UPDATE sim_objects SET data = data || '{"transaction_status":"settlement","status_message":"Success"}'
+    `UPDATE paygate_sim.sim_objects SET data = data || '{"transaction_status":"settlement","status_message":"Success"}'
      WHERE provider = 'idr_psp' AND kind = 'transaction' AND data->>'order_id' = $1 RETURNING 1`,
     [id],
   );

@@ -505,7 +505,7 @@ describe('500 internal failures are retryable with the same Idempotency-Key (doc
     assert.equal(
       await count(
         g.databaseUrl,
-        "sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1",
+        "paygate_sim.sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1",
         [orphan.id],
       ),
       1,

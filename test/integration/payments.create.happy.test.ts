@@ -293,12 +293,14 @@ describe('mode inheritance (docs/api.md#modes)', () => {
       assert.equal(row?.mode, 'sandbox');
       // The registration went to the first gateway's simulator, not the second's.
       assert.equal(
-        await count(gw.databaseUrl, "sim_objects WHERE provider = 'idr_psp' AND id = $1", [
-          created.payment_id,
-        ]),
+        await count(
+          gw.databaseUrl,
+          "paygate_sim.sim_objects WHERE provider = 'idr_psp' AND id = $1",
+          [created.payment_id],
+        ),
         1,
       );
-      assert.equal(await count(second.databaseUrl, 'sim_objects'), 0);
+      assert.equal(await count(second.databaseUrl, 'paygate_sim.sim_objects'), 0);
       // The test-mode app of the same gateway still uses its own simulator.
       const t = await second.v1(testApp, 'POST', '/v1/payments', paymentBody());
       assertStatus(t, 201);

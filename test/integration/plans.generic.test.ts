@@ -198,15 +198,15 @@ test('a table the gateway may not analyse is reported once and not tried again',
   const notOwner = createPool(u.toString(), 1);
   try {
     await session.query(
-      `INSERT INTO sim_objects (provider, kind, id, data)
-       SELECT 'idr_psp', 'transaction', 'tx-' || g, '{"a": 1}' FROM generate_series(1, 3000) g`,
+      `INSERT INTO provider_transmissions (provider, transmission_id, body_sha256, received_at)
+       SELECT 'wallet_psp', 'tx-' || g, sha256(g::text::bytea), now() FROM generate_series(1, 5000) g`,
     );
-    assert.ok((await grownTables(pool)).includes('sim_objects'));
+    assert.ok((await grownTables(pool)).includes('provider_transmissions'));
     const first = await analyzeGrownTables(notOwner);
-    assert.deepEqual(first, { analysed: [], refused: ['sim_objects'] });
+    assert.deepEqual(first, { analysed: [], refused: ['provider_transmissions'] });
     assert.deepEqual(await analyzeGrownTables(notOwner), { analysed: [], refused: [] });
     // Its owner can.
-    assert.deepEqual((await analyzeGrownTables(pool)).analysed, ['sim_objects']);
+    assert.deepEqual((await analyzeGrownTables(pool)).analysed, ['provider_transmissions']);
   } finally {
     await notOwner.end();
     await session.query(`DROP ROLE ${role}`);

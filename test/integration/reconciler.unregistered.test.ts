@@ -86,7 +86,7 @@ async function crashedPayment(
     assert.equal(warm.status, 201, warm.text);
 
     await locker.query('BEGIN');
-    await locker.query('LOCK TABLE sim_objects IN SHARE ROW EXCLUSIVE MODE');
+    await locker.query('LOCK TABLE paygate_sim.sim_objects IN SHARE ROW EXCLUSIVE MODE');
     const user = `crash-${randomUUID()}`;
     const pending = signedFetch(proc.url, app, 'POST', '/v1/payments', BODY[kind](user), {
       'Idempotency-Key': user,
@@ -140,7 +140,7 @@ function providerObjects(kind: 'idr' | 'card' | 'wallet', paymentId: string): Pr
     card: `provider = 'card_psp' AND kind = 'checkout' AND data->'metadata'->>'payment_id' = $1`,
     wallet: `provider = 'wallet_psp' AND kind = 'order' AND data::text LIKE '%' || $1 || '%'`,
   };
-  return count(gw.databaseUrl, `sim_objects WHERE ${where[kind]}`, [paymentId]);
+  return count(gw.databaseUrl, `paygate_sim.sim_objects WHERE ${where[kind]}`, [paymentId]);
 }
 
 /** Waits out the registration grace: the deadline set at insert is moved into the past. */

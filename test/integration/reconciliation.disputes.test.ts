@@ -176,7 +176,7 @@ test('a dispute the provider does not show is missing at the provider', async ()
   // The provider's record loses the case (as a report missing a row would).
   await sql(
     gw.databaseUrl,
-    `UPDATE sim_objects SET data = jsonb_set(data, '{order,purchase_units,0,payments,captures,0,status}', '"COMPLETED"')
+    `UPDATE paygate_sim.sim_objects SET data = jsonb_set(data, '{order,purchase_units,0,payments,captures,0,status}', '"COMPLETED"')
      WHERE provider = 'wallet_psp' AND kind = 'order' AND id = $1`,
     [p.providerRef],
   );

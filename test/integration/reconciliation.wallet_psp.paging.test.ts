@@ -22,7 +22,7 @@ before(async () => {
   const clientId = simulatorEndpoint('wallet_psp', gw.config.masterKey, '').credentials.clientId;
   await sql(
     gw.databaseUrl,
-    `INSERT INTO sim_objects (provider, kind, id, data)
+    `INSERT INTO paygate_sim.sim_objects (provider, kind, id, data)
      SELECT 'wallet_psp', 'order', 'ORDER' || g, jsonb_build_object(
        'clientId', $1::text, 'approval', 'pay', 'captureRequestId', null,
        'actionInFlight', false, 'captureEventPending', false,

@@ -155,7 +155,7 @@ test('race: 20 concurrent refunds with different keys: one reaches the provider,
   assert.equal(rows.rowCount, 1);
   // The provider saw exactly one refund of the transaction.
   const sim = await db.query<{ refunds: unknown[] | null }>(
-    `SELECT data->'refunds' AS refunds FROM sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND data->>'order_id' = $1`,
+    `SELECT data->'refunds' AS refunds FROM paygate_sim.sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND data->>'order_id' = $1`,
     [p.id],
   );
   assert.equal(sim.rows[0]?.refunds?.length, 1);

@@ -70,7 +70,7 @@ test('an unanswered refund is resent after five minutes and settled once; a rece
   assert.equal(await retryUnansweredRefunds(deps()), 0);
   // The provider refunded the transaction exactly once.
   const sim = await gw.running.gw.pool.query<{ refunds: unknown[] | null }>(
-    `SELECT data->'refunds' AS refunds FROM sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND data->>'order_id' = $1`,
+    `SELECT data->'refunds' AS refunds FROM paygate_sim.sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction' AND data->>'order_id' = $1`,
     [old.id],
   );
   assert.equal(sim.rows[0]?.refunds?.length, 1);

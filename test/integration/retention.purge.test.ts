@@ -197,7 +197,7 @@ test('old inbound events, finished deliveries’ old attempts and expired idempo
     provider_transmissions: 1,
     operator_sessions: 2,
     // This file's simulator objects are all recent (retention.simObjects.test.ts ages them).
-    sim_objects: 0,
+    'simulator objects': 0,
   });
   const sessions = await pool.query<{ id_hash: Buffer }>(
     `SELECT id_hash FROM operator_sessions ORDER BY id_hash`,

@@ -28,7 +28,7 @@ type Key = string;
 /** The objects made since `since` (provider/kind/id). */
 async function objectsSince(since: Date): Promise<Key[]> {
   const res = await pool.query<{ k: string }>(
-    `SELECT provider || '/' || kind || '/' || id AS k FROM sim_objects WHERE created_at >= $1 ORDER BY 1`,
+    `SELECT provider || '/' || kind || '/' || id AS k FROM paygate_sim.sim_objects WHERE created_at >= $1 ORDER BY 1`,
     [since],
   );
   return res.rows.map((r) => r.k);
@@ -36,7 +36,7 @@ async function objectsSince(since: Date): Promise<Key[]> {
 
 async function age(keys: Key[], createdDays: number, updatedDays: number): Promise<void> {
   const res = await pool.query(
-    `UPDATE sim_objects SET created_at = now() - $2 * interval '1 day',
+    `UPDATE paygate_sim.sim_objects SET created_at = now() - $2 * interval '1 day',
        updated_at = now() - $3 * interval '1 day'
      WHERE provider || '/' || kind || '/' || id = ANY($1)`,
     [keys, createdDays, updatedDays],
@@ -46,7 +46,7 @@ async function age(keys: Key[], createdDays: number, updatedDays: number): Promi
 
 async function present(keys: Key[]): Promise<number> {
   const res = await pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM sim_objects WHERE provider || '/' || kind || '/' || id = ANY($1)`,
+    `SELECT count(*)::int AS n FROM paygate_sim.sim_objects WHERE provider || '/' || kind || '/' || id = ANY($1)`,
     [keys],
   );
   return res.rows[0]!.n;
@@ -72,7 +72,7 @@ test('objects untouched past the retention go; recently changed and young ones s
   const young = await paidWithObjects(13_000);
 
   const deleted = await purgeHistory(h.gw.running.gw, h.gw.running.simulators?.purgeOld);
-  assert.equal(deleted.sim_objects, old.keys.length);
+  assert.equal(deleted['simulator objects'], old.keys.length);
   assert.equal(await present(old.keys), 0);
   assert.equal(await present(changed.keys), changed.keys.length);
   assert.equal(await present(oldCreatedOnly.keys), oldCreatedOnly.keys.length);
@@ -88,7 +88,7 @@ test('objects untouched past the retention go; recently changed and young ones s
     { status: 404, body: 'unknown reference' },
   );
   const again = await purgeHistory(h.gw.running.gw, h.gw.running.simulators?.purgeOld);
-  assert.equal(again.sim_objects, 0);
+  assert.equal(again['simulator objects'], 0);
 });
 
 test('two instances purging at once in batches of one delete each old object once', async () => {

@@ -28,7 +28,9 @@ after(async () => {
 });
 
 async function ids(): Promise<string[]> {
-  const res = await client.query<{ id: string }>(`SELECT id FROM sim_objects ORDER BY id`);
+  const res = await client.query<{ id: string }>(
+    `SELECT id FROM paygate_sim.sim_objects ORDER BY id`,
+  );
   return res.rows.map((r) => r.id);
 }
 
@@ -43,7 +45,7 @@ test('the simulators process purges its old objects at start and keeps the rest'
   ];
   for (const [id, created, changed] of objects) {
     await client.query(
-      `INSERT INTO sim_objects (provider, kind, id, data, created_at, updated_at)
+      `INSERT INTO paygate_sim.sim_objects (provider, kind, id, data, created_at, updated_at)
        VALUES ('idr_psp', 'transaction', $1, '{}', now() - $2 * interval '1 day',
          now() - $3 * interval '1 day')`,
       [id, created, changed],

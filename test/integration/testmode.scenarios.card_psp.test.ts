@@ -40,7 +40,7 @@ async function inbound(paymentId: string): Promise<string[]> {
 const checkouts = (paymentId: string) =>
   count(
     setup.gw.databaseUrl,
-    `sim_objects WHERE provider = 'card_psp' AND kind = 'checkout' AND data->'metadata'->>'payment_id' = $1`,
+    `paygate_sim.sim_objects WHERE provider = 'card_psp' AND kind = 'checkout' AND data->'metadata'->>'payment_id' = $1`,
     [paymentId],
   );
 

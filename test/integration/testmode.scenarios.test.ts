@@ -12,7 +12,7 @@ import { UNKNOWN_TEST_SCENARIO } from '../../src/domain/testScenarios.js';
 import { serviceDeps } from '../../src/gateway.js';
 import { basicAuth } from '../../src/providers/idr_psp/wire.js';
 import type { AppWithSecrets } from '../../src/services/apps.js';
-import { reconcileDue } from '../../src/services/reconciler.js';
+import { reconcileOnceDue } from '../helpers/clock.js';
 import { retryUnansweredRefunds } from '../../src/services/refunds/retry.js';
 import { FAULT_DELAY_MS } from '../../src/simulators/faults.js';
 import { simulatorEndpoint } from '../../src/providers/testMode.js';
@@ -65,7 +65,7 @@ async function inbound(paymentId: string): Promise<string[]> {
 async function providerTransactions(amount: number) {
   return sql<{ data: { order_id: string; refunds?: { status: string }[] } }>(
     setup.gw.databaseUrl,
-    `SELECT data FROM sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction'
+    `SELECT data FROM paygate_sim.sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction'
        AND (data->>'gross_amount')::bigint = $1`,
     [amount],
   );
@@ -218,12 +218,7 @@ describe('notification scenarios', () => {
     const p = await create('lost_webhook');
     await act(p.ref, 'fail');
     assert.equal((await payment(p.id)).status, 'initiated');
-    await sql(
-      setup.gw.databaseUrl,
-      `UPDATE payments SET provider_deadline = now() - interval '1 second' WHERE id = $1`,
-      [p.id],
-    );
-    await reconcileDue(setup.gw.running.gw);
+    await reconcileOnceDue(setup.gw.running.gw, p.id);
     const view = await payment(p.id);
     assert.equal(view.status, 'failed');
     assert.equal(view.last_error, 'Transaction denied by the issuer (simulated decline)');
@@ -430,7 +425,7 @@ describe('registration scenarios on the direct QR charge (IDR_PSP_DIRECT_QR)', (
       const created = retry.json<{ payment_id: string; qr_string: string }>();
       const held = await sql<{ data: { order_id: string; qr_string: string } }>(
         direct.gw.databaseUrl,
-        `SELECT data FROM sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction'
+        `SELECT data FROM paygate_sim.sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction'
            AND (data->>'gross_amount')::bigint = $1`,
         [b.amount_minor],
       );

@@ -43,7 +43,7 @@ async function inbound(paymentId: string): Promise<string[]> {
 const orders = (paymentId: string) =>
   count(
     setup.gw.databaseUrl,
-    `sim_objects WHERE provider = 'wallet_psp' AND kind = 'order'
+    `paygate_sim.sim_objects WHERE provider = 'wallet_psp' AND kind = 'order'
        AND data->'order'->'purchase_units'->0->>'custom_id' = $1`,
     [paymentId],
   );
@@ -63,7 +63,7 @@ describe('wallet_psp notification scenarios', () => {
     const [order] = await sql<{ n: number }>(
       setup.gw.databaseUrl,
       `SELECT jsonb_array_length(data->'order'->'purchase_units'->0->'payments'->'captures')::int AS n
-         FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'order' AND id = $1`,
+         FROM paygate_sim.sim_objects WHERE provider = 'wallet_psp' AND kind = 'order' AND id = $1`,
       [p.ref],
     );
     assert.equal(order?.n, 1, 'one capture at the provider');
@@ -183,7 +183,7 @@ describe('wallet_psp refund scenarios', () => {
   async function providerRefunds(orderId: string): Promise<string[]> {
     const rows = await sql<{ data: { refunds: { refund: { status: string } }[] } }>(
       setup.gw.databaseUrl,
-      `SELECT data FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'capture_refunds'
+      `SELECT data FROM paygate_sim.sim_objects WHERE provider = 'wallet_psp' AND kind = 'capture_refunds'
          AND data->>'orderId' = $1`,
       [orderId],
     );

@@ -24,7 +24,7 @@ before(async () => {
   app = await gw.createApp({ webhook_url: 'http://127.0.0.1:9/hook' });
   const endpoint = core.providers.endpoint('wallet_psp', 'test');
   assert.ok(endpoint);
-  ctx = { mode: 'test', endpoint, timeoutMs: 5000 };
+  ctx = { mode: 'test', endpoint, timeoutMs: 5000, now: () => core.now() };
 });
 after(async () => {
   await db?.end();
@@ -33,7 +33,7 @@ after(async () => {
 
 async function count(kind: string, where = 'true', values: unknown[] = []): Promise<number> {
   const res = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM sim_objects WHERE provider = 'wallet_psp' AND kind = $1 AND ${where}`,
+    `SELECT count(*)::int AS n FROM paygate_sim.sim_objects WHERE provider = 'wallet_psp' AND kind = $1 AND ${where}`,
     [kind, ...values],
   );
   return res.rows[0]?.n ?? 0;
@@ -118,7 +118,7 @@ describe('POST /v1/payments with wallet_psp', () => {
     const stored = await db.query<{
       data: { order: { purchase_units: { custom_id: string; amount: object }[] } };
     }>(
-      `SELECT data FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'order' AND id = $1`,
+      `SELECT data FROM paygate_sim.sim_objects WHERE provider = 'wallet_psp' AND kind = 'order' AND id = $1`,
       [view.provider_ref],
     );
     const unit = stored.rows[0]?.data.order.purchase_units[0];

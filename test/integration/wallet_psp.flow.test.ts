@@ -130,7 +130,7 @@ test('a capture outside a buyer action (the reconciler) still gets its event: su
   }));
   const endpoint = core.providers.endpoint('wallet_psp', 'test');
   assert.ok(endpoint);
-  const ctx = { mode: 'test' as const, endpoint, timeoutMs: 5000 };
+  const ctx = { mode: 'test' as const, endpoint, timeoutMs: 5000, now: () => core.now() };
   const ref = { paymentId: p.payment_id, providerRef: p.provider_ref };
   assert.deepEqual(await walletPsp.fetchStatus(ctx, ref), { kind: 'capture_required' });
   await walletPsp.capture!(ctx, ref);

@@ -34,7 +34,7 @@ before(async () => {
   app = await gw.createApp({ name: 'Wallet refunds', webhook_url: 'http://127.0.0.1:9/hook' });
   const endpoint = core.providers.endpoint('wallet_psp', 'test');
   assert.ok(endpoint);
-  ctx = { mode: 'test', endpoint, timeoutMs: 5000 };
+  ctx = { mode: 'test', endpoint, timeoutMs: 5000, now: () => core.now() };
   captureRefunds = new SimStore<SimCaptureRefunds>(core.pool, 'wallet_psp', 'capture_refunds');
 });
 after(async () => {

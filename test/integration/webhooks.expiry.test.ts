@@ -79,7 +79,7 @@ test('a lost expiry webhook: the reconciler asks the provider after the deadline
   // The provider expires it, but its notification never arrives: the simulated transaction
   // is moved to expire directly (the sweeper only notifies for pending ones, so no webhook).
   const moved = await pool.query(
-    `UPDATE sim_objects SET data = data || '{"transaction_status":"expire","status_message":"transaction is expired"}'
+    `UPDATE paygate_sim.sim_objects SET data = data || '{"transaction_status":"expire","status_message":"transaction is expired"}'
      WHERE provider = 'idr_psp' AND kind = 'transaction' AND data->>'order_id' = $1`,
     [id],
   );

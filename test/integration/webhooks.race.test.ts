@@ -158,7 +158,7 @@ test('a failure first, then 25 concurrent settlements: the failure stands, one e
   // bank; no buyer action can do that), so its status API now reports a charge.
   await sql(
     gw.databaseUrl,
-    `UPDATE sim_objects SET data = data || '{"transaction_status":"settlement"}'::jsonb
+    `UPDATE paygate_sim.sim_objects SET data = data || '{"transaction_status":"settlement"}'::jsonb
      WHERE provider = 'idr_psp' AND kind = 'transaction' AND id = $1`,
     [id],
   );

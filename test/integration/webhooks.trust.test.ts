@@ -314,7 +314,7 @@ test('card_psp: checkouts are created with discount codes and trials off', async
   const p = await cardPayment();
   const [row] = await sql<{ data: { allow_discount_codes?: boolean; allow_trial?: boolean } }>(
     gw.databaseUrl,
-    `SELECT data FROM sim_objects WHERE provider = 'card_psp' AND id = $1`,
+    `SELECT data FROM paygate_sim.sim_objects WHERE provider = 'card_psp' AND id = $1`,
     [p.providerRef],
   );
   assert.ok(row);
@@ -457,7 +457,7 @@ test('wallet_psp: a second refund made at the provider (its own SDK) is recorded
     data: { order: { purchase_units: { payments: { captures: { id: string }[] } }[] } };
   }>(
     gw.databaseUrl,
-    `SELECT data FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'order' AND id = $1`,
+    `SELECT data FROM paygate_sim.sim_objects WHERE provider = 'wallet_psp' AND kind = 'order' AND id = $1`,
     [p.providerRef],
   );
   const captureId = order?.data.order.purchase_units[0]?.payments.captures[0]?.id ?? '';

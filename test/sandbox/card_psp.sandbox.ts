@@ -21,6 +21,7 @@ const ctx: ProviderContext = {
     webhookSecret: env('CARD_PSP_SANDBOX_WEBHOOK_SECRET'),
   },
   timeoutMs: 20_000,
+  now: () => Date.now(),
 };
 const productId = env('CARD_PSP_SANDBOX_PRODUCT_ID');
 const polar = new Polar({

@@ -21,6 +21,7 @@ const ctx: ProviderContext = {
     webhookSecret: serverKey,
   },
   timeoutMs: 20_000,
+  now: () => Date.now(),
 };
 const { core } = midtransClients(ctx.endpoint.baseUrl, serverKey);
 // midtrans-client's Snap base is <snap host>/snap/v1; the adapter derives the Snap host too.

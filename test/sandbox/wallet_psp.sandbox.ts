@@ -23,6 +23,7 @@ const ctx: ProviderContext = {
     webhookSecret: env('WALLET_PSP_SANDBOX_WEBHOOK_ID'),
   },
   timeoutMs: 20_000,
+  now: () => Date.now(),
 };
 const orders = new OrdersController(
   new Client({

@@ -147,3 +147,40 @@ test('SQL is written only in db/ (and migrations)', () => {
   );
   assert.deepEqual(outside, []);
 });
+
+// The simulators' tables live in their own schema (src/simulators/db/migrations); the
+// gateway's code neither reads nor writes them, nor names them (issue 23).
+const SIMULATOR_TABLES = /\bpaygate_sim\b|\bsim_objects\b/;
+
+/** The gateway's migrations before the simulators had their schema made and dropped the old table. */
+const LAST_MIGRATION_NAMING_SIM_OBJECTS = 32;
+
+test("no gateway module or later migration names the simulators' tables", () => {
+  // Guards the rule itself: a module naming them is caught.
+  assert.ok(SIMULATOR_TABLES.test('SELECT data FROM paygate_sim.sim_objects WHERE id = $1'));
+  assert.ok(SIMULATOR_TABLES.test("const HOT = ['payments', 'sim_objects'];"));
+  assert.ok(!SIMULATOR_TABLES.test('SELECT data FROM payments'));
+  const modules = [...graph.keys()].filter(
+    (f) =>
+      !f.startsWith('simulators/') &&
+      SIMULATOR_TABLES.test(readFileSync(path.join(SRC, f), 'utf8')),
+  );
+  assert.deepEqual(modules, []);
+  const migrations = readdirSync(path.join(SRC, 'migrations')).filter(
+    (f) =>
+      Number(f.slice(0, 4)) > LAST_MIGRATION_NAMING_SIM_OBJECTS &&
+      SIMULATOR_TABLES.test(readFileSync(path.join(SRC, 'migrations', f), 'utf8')),
+  );
+  assert.deepEqual(migrations, []);
+  // The simulators' own migrations make their tables in their schema.
+  const own = readdirSync(path.join(SRC, 'simulators', 'db', 'migrations'));
+  assert.ok(own.length > 0);
+  for (const f of own) {
+    const text = readFileSync(path.join(SRC, 'simulators', 'db', 'migrations', f), 'utf8');
+    for (const m of text.matchAll(
+      /CREATE (?:TABLE|INDEX)[^(;]*?\bON\s+([\w.]+)|CREATE TABLE\s+([\w.]+)/g,
+    )) {
+      assert.match(m[1] ?? m[2] ?? '', /^paygate_sim\./, `${f}: ${m[0]}`);
+    }
+  }
+});

@@ -56,6 +56,7 @@ function ctx(timeoutMs = 2000, baseUrl = base): ProviderContext {
       webhookSecret: 'whsec_x',
     },
     timeoutMs,
+    now: () => Date.now(),
   };
 }
 

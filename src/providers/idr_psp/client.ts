@@ -145,7 +145,7 @@ export async function registerPayment(
     callbacks: { finish: input.returnUrl },
     // Counted from now, not from when the buyer chooses a channel (the provider's default),
     // and the page closes with it: the payment has one known end, the deadline stored below.
-    expiry: { ...lifetime, start_time: `${formatProviderTime(Date.now())} +0700` },
+    expiry: { ...lifetime, start_time: `${formatProviderTime(ctx.now())} +0700` },
     page_expiry: lifetime,
   };
   const customer = customerDetails(input);
@@ -170,7 +170,7 @@ export async function registerPayment(
   return {
     providerRef: token,
     checkoutUrl: redirect_url,
-    expiresAt: new Date(Date.now() + lifetimeMs),
+    expiresAt: new Date(ctx.now() + lifetimeMs),
   };
 }
 
@@ -202,7 +202,7 @@ async function chargeQr(
   }
   const expiresAt =
     (typeof tx.expiry_time === 'string' && parseProviderTime(tx.expiry_time)) ||
-    new Date(Date.now() + QR_EXPIRY_MINUTES * 60_000);
+    new Date(ctx.now() + QR_EXPIRY_MINUTES * 60_000);
   return {
     providerRef: tx.transaction_id,
     // The Core API has no hosted page; its QR image is the provider-hosted rendering.
@@ -216,14 +216,15 @@ async function chargeQr(
 /**
  * The status API's 404 for an order the provider registered (we hold its Snap token): the
  * buyer has not chosen a channel on the page yet, so there is no transaction. The payment
- * stays payable until the page lapses; after that nobody can ever pay it.
+ * stays payable until the page lapses (on the gateway's clock, ctx.now); after that nobody
+ * can ever pay it.
  */
-function unchosenSnapOrder(ref: ProviderPaymentRef, a: WireAnswer): InboundAction {
+function unchosenSnapOrder(ref: ProviderPaymentRef, a: WireAnswer, nowMs: number): InboundAction {
   const method = ref.method ? METHODS[ref.method] : undefined;
   if (!ref.createdAt || !method) return { kind: 'none' };
   const lifetimeMs =
     method.paymentType === 'qris' ? QR_EXPIRY_MINUTES * 60_000 : VA_EXPIRY_HOURS * 3_600_000;
-  if (Date.now() < ref.createdAt.getTime() + lifetimeMs + SNAP_PAGE_GRACE_MS) {
+  if (nowMs < ref.createdAt.getTime() + lifetimeMs + SNAP_PAGE_GRACE_MS) {
     return { kind: 'none' };
   }
   return {
@@ -265,7 +266,9 @@ async function readStatus(ctx: ProviderContext, ref: ProviderPaymentRef): Promis
     };
   }
   if (a.status === 404) {
-    if (ref.providerRef !== null) return { kind: 'absent', action: unchosenSnapOrder(ref, a) };
+    if (ref.providerRef !== null) {
+      return { kind: 'absent', action: unchosenSnapOrder(ref, a, ctx.now()) };
+    }
     return {
       kind: 'absent',
       action: { kind: 'payment', outcome: 'failed', errorText: providerText(a) },

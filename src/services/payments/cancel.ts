@@ -36,7 +36,12 @@ export async function adminCancel(
   // Whether the operator's cancel reached the provider, which then voided the payment.
   let voidedAtProvider = false;
   if (provider.cancel && endpoint && payment.provider_ref !== null) {
-    const ctx = { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs };
+    const ctx = {
+      mode: payment.mode,
+      endpoint,
+      timeoutMs: deps.providerTimeoutMs,
+      now: () => deps.now(),
+    };
     try {
       await provider.cancel(ctx, paymentRef(payment));
       voidedAtProvider = true;

@@ -27,7 +27,7 @@ export async function captureApproved(
   if (!provider.capture || !endpoint) return applied('none', 'none');
   try {
     await provider.capture(
-      { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs },
+      { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs, now: () => deps.now() },
       { paymentId: payment.id, providerRef: payment.provider_ref },
     );
     return applied('none', 'captured');

@@ -236,7 +236,7 @@ async function register(
   let reg: RegisteredPayment;
   try {
     reg = await deps.providers.get(slug).register(
-      { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs },
+      { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs, now: () => deps.now() },
       {
         paymentId: payment.id,
         amountMinor: payment.amount_minor,

@@ -137,7 +137,7 @@ export async function callProvider(
   let result;
   try {
     result = await provider.refund(
-      { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs },
+      { mode: payment.mode, endpoint, timeoutMs: deps.providerTimeoutMs, now: () => deps.now() },
       {
         paymentId: payment.id,
         providerRef: payment.provider_ref,

@@ -1,7 +1,7 @@
-// The simulators' state: provider objects as JSON in sim_objects, (provider, kind, id) each.
-// The table is in the database the simulators are given (the gateway's own migrations
-// created it there, or the gateway's migrator run by `npm run simulators` on a database of
-// their own); the gateway's only part in it is deleting old rows (its retention job).
+// The simulators' state: provider objects as JSON in paygate_sim.sim_objects, (provider,
+// kind, id) each. The schema is theirs (db/migrate.ts, db/migrations/), in the database they
+// are given: the gateway's, mounted in it or beside it, or one of their own. The gateway's
+// code never names it; its retention job only calls purgeOldSimObjects (Simulators.purgeOld).
 //
 // Named (prepared once per connection): the simulators answer every test-mode payment, and
 // an unnamed statement is parsed and planned again each time (issue 28).
@@ -17,7 +17,7 @@ export interface SimObjectKey {
 export async function findSimObject<T>(db: Queryable, k: SimObjectKey): Promise<T | null> {
   const res = await db.query<{ data: T }>({
     name: 'sim_objects_by_id',
-    text: 'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND id = $3',
+    text: 'SELECT data FROM paygate_sim.sim_objects WHERE provider = $1 AND kind = $2 AND id = $3',
     values: [k.provider, k.kind, k.id],
   });
   return res.rows[0]?.data ?? null;
@@ -31,7 +31,7 @@ export async function findSimObjectByIdempotencyKey<T>(
 ): Promise<T | null> {
   const res = await db.query<{ data: T }>({
     name: 'sim_objects_by_idempotency_key',
-    text: 'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND idempotency_key = $3',
+    text: 'SELECT data FROM paygate_sim.sim_objects WHERE provider = $1 AND kind = $2 AND idempotency_key = $3',
     values: [provider, kind, idempotencyKey],
   });
   return res.rows[0]?.data ?? null;
@@ -46,7 +46,7 @@ export async function insertSimObject<T>(
 ): Promise<T | null> {
   const res = await db.query<{ data: T }>({
     name: 'sim_objects_insert',
-    text: `INSERT INTO sim_objects (provider, kind, id, idempotency_key, data) VALUES ($1, $2, $3, $4, $5)
+    text: `INSERT INTO paygate_sim.sim_objects (provider, kind, id, idempotency_key, data) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT DO NOTHING RETURNING data`,
     values: [k.provider, k.kind, k.id, idempotencyKey, JSON.stringify(data)],
   });
@@ -66,10 +66,10 @@ export async function insertLinkedSimObject<T>(
   const res = await db.query<{ data: T }>({
     name: 'sim_objects_insert_linked',
     text: `WITH main AS (
-       INSERT INTO sim_objects (provider, kind, id, data) VALUES ($1, $2, $3, $4)
+       INSERT INTO paygate_sim.sim_objects (provider, kind, id, data) VALUES ($1, $2, $3, $4)
        ON CONFLICT DO NOTHING RETURNING data),
      linked AS (
-       INSERT INTO sim_objects (provider, kind, id, data)
+       INSERT INTO paygate_sim.sim_objects (provider, kind, id, data)
        SELECT $1, l.kind, l.id, l.data FROM jsonb_to_recordset($5::jsonb) AS l(kind text, id text, data jsonb)
        WHERE EXISTS (SELECT 1 FROM main)
        ON CONFLICT DO NOTHING)
@@ -92,7 +92,7 @@ export async function updateSimObject<T>(
   return inTransaction(pool, async (tx) => {
     const res = await tx.query<{ data: T }>({
       name: 'sim_objects_lock',
-      text: 'SELECT data FROM sim_objects WHERE provider = $1 AND kind = $2 AND id = $3 FOR UPDATE',
+      text: 'SELECT data FROM paygate_sim.sim_objects WHERE provider = $1 AND kind = $2 AND id = $3 FOR UPDATE',
       values: [k.provider, k.kind, k.id],
     });
     const current = res.rows[0]?.data;
@@ -101,7 +101,7 @@ export async function updateSimObject<T>(
     if (next) {
       await tx.query({
         name: 'sim_objects_update',
-        text: `UPDATE sim_objects SET data = $4, updated_at = now() WHERE provider = $1 AND kind = $2 AND id = $3`,
+        text: `UPDATE paygate_sim.sim_objects SET data = $4, updated_at = now() WHERE provider = $1 AND kind = $2 AND id = $3`,
         values: [k.provider, k.kind, k.id, JSON.stringify(next)],
       });
     }
@@ -128,7 +128,7 @@ async function inTransaction<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): 
  * Objects nothing has created or changed within the retention (docs/operations.md#retention),
  * a batch at a time; the number deleted: a flow still in use (a refund or a dispute raised
  * weeks after the payment) changes its object, which keeps it. Served by
- * sim_objects_created_idx (migration 0021), which never changes after the insert, so the
+ * sim_objects_created_idx (their migration 0001), which never changes after the insert, so the
  * objects' updates stay HOT. The simulators run as their own process purge their database
  * with it; mounted in the gateway, the gateway's retention job calls it (Simulators.purgeOld).
  */
@@ -138,8 +138,8 @@ export async function purgeOldSimObjects(
   batch = 1000,
 ): Promise<number> {
   const res = await db.query(
-    `DELETE FROM sim_objects WHERE (provider, kind, id) IN (
-       SELECT provider, kind, id FROM sim_objects
+    `DELETE FROM paygate_sim.sim_objects WHERE (provider, kind, id) IN (
+       SELECT provider, kind, id FROM paygate_sim.sim_objects
        WHERE created_at < now() - $1 * interval '1 day'
          AND updated_at < now() - $1 * interval '1 day'
        ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,

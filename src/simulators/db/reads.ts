@@ -10,7 +10,7 @@ export async function findDueIdrTransactionIds(
   limit: number,
 ): Promise<string[]> {
   const res = await db.query<{ id: string }>(
-    `SELECT id FROM sim_objects
+    `SELECT id FROM paygate_sim.sim_objects
       WHERE provider = 'idr_psp' AND kind = 'transaction'
         AND data->>'transaction_status' = 'pending' AND (data->>'expiry_ms')::bigint <= $1
         AND coalesce(data->>'chosen', 'true') <> 'false'
@@ -26,7 +26,7 @@ export async function findWalletOrderIdByCapture(
   captureId: string,
 ): Promise<string | null> {
   const res = await db.query<{ id: string }>(
-    `SELECT id FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'order'
+    `SELECT id FROM paygate_sim.sim_objects WHERE provider = 'wallet_psp' AND kind = 'order'
        AND data #>> '{order,purchase_units,0,payments,captures,0,id}' = $1`,
     [captureId],
   );
@@ -39,7 +39,7 @@ export async function findWalletCaptureIdByRefund(
   refundId: string,
 ): Promise<string | null> {
   const res = await db.query<{ id: string }>(
-    `SELECT id FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'capture_refunds'
+    `SELECT id FROM paygate_sim.sim_objects WHERE provider = 'wallet_psp' AND kind = 'capture_refunds'
        AND data->'refunds' @> jsonb_build_array(jsonb_build_object('refund', jsonb_build_object('id', $1::text)))`,
     [refundId],
   );
@@ -52,7 +52,7 @@ export async function listWalletMoneyObjects(
   clientId: string,
 ): Promise<{ kind: string; data: unknown }[]> {
   const res = await db.query<{ kind: string; data: unknown }>(
-    `SELECT kind, data FROM sim_objects WHERE provider = 'wallet_psp'
+    `SELECT kind, data FROM paygate_sim.sim_objects WHERE provider = 'wallet_psp'
        AND kind IN ('order', 'capture_refunds', 'payout', 'dispute') AND data->>'clientId' = $1`,
     [clientId],
   );
@@ -62,7 +62,7 @@ export async function listWalletMoneyObjects(
 /** wallet_psp: one client id's payouts in the order they were made. */
 export async function listWalletPayouts<T>(db: Queryable, clientId: string): Promise<T[]> {
   const res = await db.query<{ data: T }>(
-    `SELECT data FROM sim_objects WHERE provider = 'wallet_psp' AND kind = 'payout'
+    `SELECT data FROM paygate_sim.sim_objects WHERE provider = 'wallet_psp' AND kind = 'payout'
        AND data->>'clientId' = $1 ORDER BY (data->>'createdAt')::bigint, id`,
     [clientId],
   );
@@ -72,7 +72,7 @@ export async function listWalletPayouts<T>(db: Queryable, clientId: string): Pro
 /** card_psp: every checkout that led to an order (the order and refund lists). */
 export async function listCardCheckoutsWithOrders<T>(db: Queryable): Promise<T[]> {
   const res = await db.query<{ data: T }>(
-    `SELECT data FROM sim_objects WHERE provider = 'card_psp' AND kind = 'checkout'
+    `SELECT data FROM paygate_sim.sim_objects WHERE provider = 'card_psp' AND kind = 'checkout'
        AND jsonb_typeof(data->'order') = 'object'`,
   );
   return res.rows.map((r) => r.data);
@@ -84,7 +84,7 @@ export async function listCardCheckoutsWithOrders<T>(db: Queryable): Promise<T[]
  */
 export async function listIdrReportTransactions<T>(db: Queryable, sinceMs: number): Promise<T[]> {
   const res = await db.query<{ data: T }>(
-    `SELECT data FROM sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction'
+    `SELECT data FROM paygate_sim.sim_objects WHERE provider = 'idr_psp' AND kind = 'transaction'
        AND ((data->>'settlement_time_ms')::bigint >= $1
             OR jsonb_array_length(COALESCE(data->'refunds', '[]'::jsonb)) > 0)`,
     [sinceMs],
