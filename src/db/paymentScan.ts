@@ -166,7 +166,8 @@ function pageStatement(f: PaymentListFilter): { text: string; values: unknown[] 
       // When the page read in date order stopped at its bound before filling, and the amount
       // range holds at most SCAN_ROWS payments in all, the amount index drives instead: all of
       // the range's rows, sorted (one-time filters: only one of the two scans answers).
-      const few = `(SELECT count(*) <= ${n} FROM (SELECT 1 FROM payments p WHERE ${all(amount)} LIMIT ${n} + 1) x)`;
+      const few = `(SELECT count(*) <= ${n} FROM (SELECT 1 FROM payments p WHERE ${all(amount)}
+        ORDER BY p.amount_minor LIMIT ${n} + 1) x)`;
       const go = '(SELECT go FROM gate)';
       body = `WITH ordered AS (${ordered}),
         gate AS (SELECT (SELECT count(*) FILTER (WHERE scan_match) FROM ordered) < ${cut} - 1
