@@ -205,8 +205,11 @@ export function pageOf(rows: ScanRow[], limit: number): PaymentPage {
   for (const row of rows.slice(0, boundary + 1)) {
     if (!row.scan_match || seen.has(row.id)) continue;
     seen.add(row.id);
-    const { scan_n: _n, scan_match: _m, scan_branch: _b, ...rest } = row;
-    page.push(rest);
+    const out: Partial<ScanRow> = { ...row };
+    delete out.scan_n;
+    delete out.scan_match;
+    delete out.scan_branch;
+    page.push(out as PaymentListRow);
   }
   if (page.length > limit) return { rows: page.slice(0, limit), nextBefore: page[limit - 1]!.id };
   return { rows: page, nextBefore: boundary < rows.length ? rows[boundary]!.id : null };
