@@ -275,7 +275,7 @@ export async function benchSearchOn(
           const f = await followAll(gw.url, path);
           follows[path] = f;
           console.log(
-            `followed ${path}: ${f.pages} pages, ${f.rows} rows, ${f.total_ms} ms in all; a page p50 ${f.p50_ms} ms p99 ${f.p99_ms} ms max ${f.max_ms} ms (load ${os.loadavg()[0]!.toFixed(1)})`,
+            `followed ${path}: ${f.pages} pages${f.complete ? ' (the end)' : ' (stopped there)'}, ${f.rows} rows, ${f.total_ms} ms in all; a page p50 ${f.p50_ms} ms p99 ${f.p99_ms} ms max ${f.max_ms} ms (load ${os.loadavg()[0]!.toFixed(1)})`,
           );
         }
       }

@@ -14,10 +14,12 @@ export interface FollowTiming {
   p50_ms: number;
   p99_ms: number;
   max_ms: number;
+  complete: boolean;
 }
 
 /** A search followed by next_before to its end: how many pages, how long in all. */
-export async function followAll(base: string, path: string): Promise<FollowTiming> {
+/** At most maxPages pages (`complete` says whether the end was reached). */
+export async function followAll(base: string, path: string, maxPages = 600): Promise<FollowTiming> {
   const times: number[] = [];
   let rows = 0;
   let next: string | null = null;
@@ -31,7 +33,7 @@ export async function followAll(base: string, path: string): Promise<FollowTimin
     times.push(performance.now() - t0);
     rows += body.payments.length;
     next = body.next_before;
-  } while (next !== null && times.length < 100_000);
+  } while (next !== null && times.length < maxPages);
   const total = performance.now() - started;
   times.sort((x, y) => x - y);
   const r = (v: number) => Math.round(v * 100) / 100;
@@ -43,5 +45,6 @@ export async function followAll(base: string, path: string): Promise<FollowTimin
     p50_ms: percentile(times, 50),
     p99_ms: percentile(times, 99),
     max_ms: r(times[times.length - 1] ?? 0),
+    complete: next === null,
   };
 }
