@@ -25,10 +25,8 @@ import pg from 'pg';
 import os from 'node:os';
 import { ADMIN_TOKEN, MASTER_KEY, machine, startGatewayProcess, startProcess } from './lib/env.js';
 import { DEFAULT_SEED, seedMillion } from './seed-million.js';
-import { listPaymentRows } from '../src/db/reportLists.js';
-import { resolveMode } from '../src/domain/adminQuery.js';
-import { parsePaymentSearch } from '../src/domain/paymentSearch.js';
-import { listPayments } from '../src/services/reports/lists.js';
+import { followAll, type FollowTiming } from './lib/searchFollow.js';
+import { planOf, type SearchPlan } from './lib/searchPlan.js';
 
 export interface SearchTiming {
   path: string;
@@ -37,6 +35,8 @@ export interface SearchTiming {
   p50_ms: number;
   p99_ms: number;
   max_ms: number;
+  /** The answer's next_before was set on a page shorter than limit: it stopped at its bound. */
+  stopped?: boolean;
   /** Why the search failed (the gateway closed the request), when it did. */
   error?: string;
 }
@@ -61,8 +61,12 @@ async function timeSearch(
     });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text}`);
-    return (JSON.parse(text) as { payments: unknown[] }).payments.length;
+    const body = JSON.parse(text) as { payments: unknown[]; next_before?: string | null };
+    const limit = Number(new URL(path, 'http://x').searchParams.get('limit') ?? 100);
+    stopped = (body.next_before ?? null) !== null && body.payments.length < limit;
+    return body.payments.length;
   };
+  let stopped = false;
   const started = performance.now();
   for (let i = 0; i < Math.min(10, n); i++) {
     await get();
@@ -85,6 +89,7 @@ async function timeSearch(
     p50_ms: percentile(times, 50),
     p99_ms: percentile(times, 99),
     max_ms: Math.round((times[times.length - 1] ?? 0) * 100) / 100,
+    stopped,
   };
 }
 
@@ -184,62 +189,6 @@ async function searches(url: string): Promise<[string, string][]> {
   }
 }
 
-export interface SearchPlan {
-  /** PostgreSQL's execution time of the list statement (EXPLAIN ANALYZE), ms. */
-  ms: number;
-  /** Pages of shared buffers it read (hit or not): what does not depend on the machine. */
-  pages: number;
-}
-
-/**
- * The search's list statement under EXPLAIN (ANALYZE, BUFFERS), as the route sends it:
- * `viaService` through listPayments (this version's rewrites), else straight to
- * listPaymentRows with the parameters as given (the statement before them). No statement
- * (the service knew the answer empty) is 0 ms, 0 pages.
- */
-async function planOf(c: pg.Client, path: string, viaService: boolean): Promise<SearchPlan> {
-  const u = new URL(path, 'http://x');
-  const get = (k: string) => u.searchParams.get(k) ?? undefined;
-  const search = parsePaymentSearch({
-    q: get('q'),
-    app_id: get('app_id'),
-    created_from: get('created_from'),
-    created_to: get('created_to'),
-    amount_min: get('amount_min'),
-    amount_max: get('amount_max'),
-  });
-  const out: SearchPlan = { ms: 0, pages: 0 };
-  const db = {
-    query: async (text: unknown, values?: unknown[]) => {
-      if (typeof text !== 'string' || !text.startsWith('SELECT p.*')) {
-        return c.query(text as string, values);
-      }
-      const res = await c.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values);
-      const plan = (res.rows[0] as { 'QUERY PLAN': [PlanJson] })['QUERY PLAN'][0];
-      out.ms = Math.round(plan['Execution Time'] * 100) / 100;
-      out.pages = (plan.Plan['Shared Hit Blocks'] ?? 0) + (plan.Plan['Shared Read Blocks'] ?? 0);
-      return { rows: [] };
-    },
-  };
-  const mode = resolveMode(get('mode'));
-  const q = {
-    mode,
-    status: get('status') ?? null,
-    before: get('before') ?? null,
-    limit: Number(get('limit') ?? 100),
-    search,
-  };
-  await c.query(`SET statement_timeout = '60s'`);
-  if (viaService) await listPayments(db as never, q);
-  else await listPaymentRows(db as never, { ...q, mode: mode === '' ? null : mode });
-  return out;
-}
-
-interface PlanJson {
-  'Execution Time': number;
-  Plan: { 'Shared Hit Blocks'?: number; 'Shared Read Blocks'?: number };
-}
-
 export async function benchSearchOn(
   url: string,
   opts: {
@@ -274,6 +223,7 @@ export async function benchSearchOn(
   const cases = await searches(url);
   const timings: Record<string, SearchTiming> = {};
   const beforeTimings: Record<string, SearchTiming> = {};
+  const follows: Record<string, FollowTiming> = {};
   if (!opts.statementsOnly) await timeOverHttp();
   async function timeOverHttp() {
     const gw = await startGatewayProcess(url, { SIMULATORS: 'off' });
@@ -294,7 +244,7 @@ export async function benchSearchOn(
       : null;
     const budget = opts.caseSeconds * 1000;
     const line = (label: string, t: SearchTiming) =>
-      `${label.padEnd(50)} ${String(t.rows).padStart(5)} rows  p50 ${String(t.p50_ms).padStart(8)} ms  p99 ${String(
+      `${label.padEnd(50)} ${String(t.rows).padStart(5)} rows${t.stopped ? ' +next' : '      '}  p50 ${String(t.p50_ms).padStart(8)} ms  p99 ${String(
         t.p99_ms,
       ).padStart(8)} ms  (${t.requests} requests)${t.p99_ms > 50 ? '  OVER 50 ms' : ''}`;
     try {
@@ -315,6 +265,19 @@ export async function benchSearchOn(
         if (before && i % 2 === 1) beforeTimings[name] = await time(before.url);
         if (before) console.log(line(`${name} (before)`, beforeTimings[name]!));
         console.log(line(name, timings[name]));
+      }
+      // The worst searches followed to their end by next_before (issue 29).
+      if (!opts.beforeDir && opts.skip === 0) {
+        for (const path of [
+          '/admin/payments?status=initiated&amount_min=100000',
+          '/admin/payments?q=buyer%40example.com&status=initiated&amount_min=100000',
+        ]) {
+          const f = await followAll(gw.url, path);
+          follows[path] = f;
+          console.log(
+            `followed ${path}: ${f.pages} pages${f.complete ? ' (the end)' : ' (stopped there)'}, ${f.rows} rows, ${f.total_ms} ms in all; a page p50 ${f.p50_ms} ms p99 ${f.p99_ms} ms max ${f.max_ms} ms (load ${os.loadavg()[0]!.toFixed(1)})`,
+          );
+        }
       }
     } finally {
       await gw.stop();
@@ -352,6 +315,7 @@ export async function benchSearchOn(
     load_average: os.loadavg(),
     over_50ms_p99: over.map(([name]) => name),
     timings,
+    follows,
     statements: plans,
     ...(opts.beforeDir ? { before_dir: opts.beforeDir, before_timings: beforeTimings } : {}),
   };

@@ -504,6 +504,11 @@ export interface components {
         /** @description A test-mode payment's metadata.test_scenario (docs/api.md#test-scenarios). */
         test_scenario: string | null;
       }[];
+      /**
+       * @description The `before` of the next page: the last row of a full page, or the last payment the search examined when it stopped at its bound, even on a page shorter than `limit` or empty; null only when the search reached the end (docs/api.md#bounded-search).
+       * @example 0123456789abcdef0123456789abcdef
+       */
+      next_before: string | null;
     };
     /** @description docs/api.md#refund-list */
     AdminRefund: {

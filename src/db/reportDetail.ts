@@ -17,7 +17,7 @@ export async function paymentDetail(db: Queryable, id: string): Promise<PaymentD
   return res.rows[0] ?? null;
 }
 
-/** The payment's refund in the order of reportLists.ts REFUND_STATUS: active first, else the latest. */
+/** The payment's refund in the order of paymentScan.ts REFUND_STATUS: active first, else the latest. */
 export async function paymentRefund(
   db: Queryable,
   paymentId: string,

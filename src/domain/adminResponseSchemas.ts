@@ -154,6 +154,11 @@ export const PaymentList = object({
       }),
     }),
   ),
+  next_before: nullable(
+    hex32(
+      'The `before` of the next page: the last row of a full page, or the last payment the search examined when it stopped at its bound, even on a page shorter than `limit` or empty; null only when the search reached the end (docs/api.md#bounded-search).',
+    ),
+  ),
 });
 
 export const RefundList = object({

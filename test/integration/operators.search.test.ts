@@ -173,7 +173,7 @@ describe('GET /admin/payments search', () => {
     // The answer's mode is the mode asked for, with or without rows.
     const res = await gw.admin('GET', `/admin/payments?app_id=${other.app_id}&mode=test`);
     assertStatus(res, 200);
-    assert.deepEqual(res.json(), { mode: 'test', payments: [] });
+    assert.deepEqual(res.json(), { mode: 'test', payments: [], next_before: null });
     // A bad before is still refused when the app and mode exclude every payment.
     const bad = await gw.admin(
       'GET',

@@ -21,7 +21,7 @@ export function Payments({ loc }: { loc: Location }) {
     Number.isInteger(limitParam) && limitParam >= 1 && limitParam <= 1000 ? limitParam : 50;
   const before = loc.params.get('before') ?? '';
   const search = Object.fromEntries(SEARCH_FIELDS.map((f) => [f, loc.params.get(f) ?? '']));
-  const r = useApi<{ payments: PaymentRow[] }>(
+  const r = useApi<{ payments: PaymentRow[]; next_before: string | null }>(
     `/admin/payments${query({ mode, status, limit, before, ...search })}`,
   );
   // Names for the App column; until they arrive (or if the list fails) the short id stands in.
@@ -93,14 +93,23 @@ export function Payments({ loc }: { loc: Location }) {
       />
 
       <Load r={r} what="payments">
-        {({ payments }) => {
+        {({ payments, next_before: next }) => {
           // The status filter is the API's; this keeps the page honest if a row slips through.
           const rows = status ? payments.filter((p) => p.status === status) : payments;
-          const last = payments[payments.length - 1];
+          // A search reads a bounded number of payments a page (docs/api.md#bounded-search): a
+          // page shorter than the limit, even an empty one, may have more after it; only a null
+          // next_before is the end.
+          const stopped = next !== null && payments.length < limit;
           return (
             <>
               {rows.length === 0 ? (
-                <Empty>{before ? 'No older payments.' : 'No payments match these filters.'}</Empty>
+                <Empty>
+                  {stopped
+                    ? 'No match among the payments searched so far: Older → searches further.'
+                    : before
+                      ? 'No older payments.'
+                      : 'No payments match these filters.'}
+                </Empty>
               ) : (
                 <div class="table-wrap">
                   <table id="payments-table">
@@ -158,6 +167,11 @@ export function Payments({ loc }: { loc: Location }) {
                   </table>
                 </div>
               )}
+              {stopped && rows.length > 0 && (
+                <p class="muted" id="payments-partial">
+                  The search stopped after a bounded number of payments: Older → searches further.
+                </p>
+              )}
               <nav class="pager" aria-label="Pages">
                 <button
                   type="button"
@@ -171,11 +185,11 @@ export function Payments({ loc }: { loc: Location }) {
                 </button>
                 <button
                   type="button"
-                  disabled={payments.length < limit || !last}
+                  disabled={next === null}
                   onClick={() => {
-                    if (!last) return;
+                    if (next === null) return;
                     trail.push(before);
-                    go({ before: last.id }, true);
+                    go({ before: next }, true);
                   }}
                 >
                   Older →

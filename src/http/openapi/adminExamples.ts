@@ -56,6 +56,7 @@ export const ADMIN_EXAMPLES = {
         test_scenario: null,
       },
     ],
+    next_before: null,
   },
   refundList: { mode: '', refunds: [ADMIN_REFUND] },
   paymentDetail: {

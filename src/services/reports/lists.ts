@@ -1,6 +1,6 @@
 /** The operator's payment and refund lists (docs/api.md#admin-api), newest first, paged by id. */
 import {
-  listPaymentRows,
+  listPaymentPage,
   listRefundRows,
   paymentExists,
   refundExists,
@@ -38,7 +38,12 @@ export interface PaymentListItem {
   test_scenario: string | null;
 }
 
-/** Newest first; `before` is the id of the last row of the previous page (docs/api.md#query-parameters). */
+/**
+ * Newest first; `before` is the id of the last row of the previous page, or the previous
+ * answer's `next_before` (docs/api.md#bounded-search). A page reads a bounded number of rows:
+ * it may hold fewer than `limit` rows, none at all, with `next_before` set; `next_before` is
+ * null only when the search reached the end.
+ */
 export async function listPayments(
   db: Queryable,
   q: {
@@ -48,7 +53,7 @@ export async function listPayments(
     limit: number;
     search?: PaymentSearch;
   },
-): Promise<{ mode: Mode | ''; payments: PaymentListItem[] }> {
+): Promise<{ mode: Mode | ''; payments: PaymentListItem[]; next_before: string | null }> {
   if (q.status !== null && !(PAYMENT_STATUSES as readonly string[]).includes(q.status)) {
     throw apiError('invalid', `status must be one of ${PAYMENT_STATUSES.join(', ')}`);
   }
@@ -57,8 +62,8 @@ export async function listPayments(
     throw apiError('invalid', 'before must be a payment id from a previous page');
   }
   const mode = await modeForApp(db, q.mode === '' ? null : q.mode, q.search?.appId ?? null);
-  if (mode === 'none') return { mode: q.mode, payments: [] };
-  const rows = await listPaymentRows(db, {
+  if (mode === 'none') return { mode: q.mode, payments: [], next_before: null };
+  const { rows, nextBefore } = await listPaymentPage(db, {
     mode,
     status: q.status,
     before,
@@ -86,6 +91,7 @@ export async function listPayments(
       finalized_at: r.finalized_at?.toISOString() ?? null,
       test_scenario: r.test_scenario,
     })),
+    next_before: nextBefore,
   };
 }
 
