@@ -359,6 +359,7 @@ export function databaseStartFailure(
  * One statement through `pool` before the gateway listens: a database that cannot be reached
  * ends the start with one line (DatabaseStartError) instead of a listening server that dies
  * moments later. Several hosts get one try each, the locator moving to the next in between.
+ * `pool` is a synchronous pool; a connection whose commits do not flush ends the start too.
  */
 export async function checkDatabaseReachable(
   pool: Pick<pg.Pool, 'query'>,
@@ -366,14 +367,28 @@ export async function checkDatabaseReachable(
   locator: PrimaryLocator,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
+    let commits: string | undefined;
     try {
-      await pool.query('SELECT 1');
-      return;
+      const res = await pool.query<{ sc: string }>(
+        `SELECT current_setting('synchronous_commit') AS sc`,
+      );
+      commits = res.rows[0]?.sc;
     } catch (err) {
       const line = databaseStartFailure(err, setting, locator.target);
       if (line === undefined) throw err;
       if (attempt >= locator.target.hosts.length) throw new DatabaseStartError(line);
       await locator.settled();
+      continue;
     }
+    // The pool is a synchronous one: its commits are the durability barrier of the replies and
+    // deliveries that end with them (docs/adr/0002). Behind PgBouncer's transaction pooling no
+    // session setting can be made, so the server's default must flush.
+    if (commits === 'off') {
+      const where = locator.target.hosts.map((h) => `${h.host}:${h.port}`).join(',');
+      throw new DatabaseStartError(
+        `the database at ${where} commits without flushing (synchronous_commit = off for this connection): set it to on for the gateway's role or database (ALTER ROLE ... SET synchronous_commit = on)`,
+      );
+    }
+    return;
   }
 }

@@ -140,10 +140,16 @@ last AS (
 -- failure after a success, the first success after failures. A batch ends as its attempts
 -- one after another would: a success clears it, a failure after a success of the batch
 -- starts it again.
+-- Endpoints locked in id order before the update, so two instances' batches (or a batch and
+-- the auto-disable sweep, which locks in the same order) cannot deadlock on them.
+locked AS (
+  SELECT ep.id FROM webhook_endpoints ep
+  WHERE ep.id IN (SELECT endpoint_id FROM last)
+  ORDER BY ep.id FOR UPDATE),
 failing AS (
   UPDATE webhook_endpoints ep SET
     failing_since = CASE WHEN l.ok THEN NULL ELSE now() END
-  FROM last l
+  FROM last l JOIN locked k ON k.id = l.endpoint_id
   WHERE ep.id = l.endpoint_id
     AND (CASE WHEN l.ok THEN ep.failing_since IS NOT NULL
       ELSE ep.failing_since IS NULL OR l.any_ok END))

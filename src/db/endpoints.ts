@@ -202,11 +202,18 @@ export async function disableFailingEndpoints(
   days: number,
 ): Promise<{ id: string; app_id: string; failing_since: Date }[]> {
   const res = await tx.query<{ id: string; app_id: string; failing_since: Date }>(
-    `UPDATE webhook_endpoints SET disabled = true, updated_at = now(),
+    // Locked in id order, as the delivery recorder locks them (db/deliveries.ts): no deadlock.
+    `WITH due AS (
+       SELECT id FROM webhook_endpoints
+       WHERE NOT disabled AND failing_since IS NOT NULL
+         AND failing_since <= now() - $1::int * interval '1 day'
+       ORDER BY id FOR UPDATE)
+     UPDATE webhook_endpoints ep SET disabled = true, updated_at = now(),
        disabled_reason = 'every attempt failed for ' || $1::int || ' days'
-     WHERE NOT disabled AND failing_since IS NOT NULL
-       AND failing_since <= now() - $1::int * interval '1 day'
-     RETURNING id, app_id, failing_since`,
+     FROM due
+     WHERE ep.id = due.id AND NOT ep.disabled AND ep.failing_since IS NOT NULL
+       AND ep.failing_since <= now() - $1::int * interval '1 day'
+     RETURNING ep.id, ep.app_id, ep.failing_since`,
     [days],
   );
   return res.rows;

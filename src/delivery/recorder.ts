@@ -11,8 +11,10 @@ interface Pending {
  * Writes finished delivery attempts, several in one statement: one write is out at a time,
  * and the attempts that finish while it is out go together in the next (group commit). An
  * attempt alone is written at once, so an idle worker adds no delay. A delivery appears at
- * most once in a write. A failed write fails each of its attempts: their leases run out and
- * they are attempted again (at least once, never lost).
+ * most once in a write. A failed write of several is written again one attempt at a time, so
+ * one bad moment (a dropped connection, a deadlock with another instance's batch) does not
+ * send a whole batch again; an attempt whose own write fails is rejected: its lease runs out
+ * and it is attempted again (at least once, never lost).
  */
 export class AttemptRecorder {
   private queue: Pending[] = [];
@@ -50,9 +52,21 @@ export class AttemptRecorder {
         );
         for (const p of batch) p.resolve();
       } catch (err) {
-        for (const p of batch) p.reject(err);
+        if (batch.length === 1) batch[0]?.reject(err);
+        else await this.writeOneByOne(batch);
       }
     }
     this.writing = false;
+  }
+
+  private async writeOneByOne(batch: Pending[]): Promise<void> {
+    for (const p of batch) {
+      try {
+        await recordDeliveryAttempts(this.db, [p.attempt]);
+        p.resolve();
+      } catch (err) {
+        p.reject(err);
+      }
+    }
   }
 }
