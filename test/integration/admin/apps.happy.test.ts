@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { AppView, AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppView, AppWithSecrets } from '../../helpers/contract.js';
 import {
   assertError,
   assertStatus,

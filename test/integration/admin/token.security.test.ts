@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { assertError, assertStatus, count, nowSeconds, TEXT_PLAIN } from '../../helpers/core.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { sign } from '../../helpers/http.js';

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { cardPsp } from '../../../src/providers/card_psp/index.js';
+import { cardPsp, signCardPspEvent } from '../../helpers/drivers/card_psp.js';
 import {
   ProviderError,
   type ProviderContext,
   type RegisterPaymentInput,
-} from '../../../src/providers/types.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import { signCardPspEvent } from '../../../src/simulators/card_psp/index.js';
+} from '../../helpers/drivers/sim.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { assertError, count, paymentBody } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import { signCardPspEvent } from '../../../src/simulators/card_psp/index.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
+import { signCardPspEvent, actRaw as act } from '../../helpers/drivers/card_psp.js';
 import { assertError, assertTimestamp, paymentBody, sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import type { HttpResult } from '../../helpers/http.js';
@@ -60,14 +60,6 @@ async function newPayment(): Promise<{ id: string; ref: string }> {
   return { id: body.payment_id, ref: new URL(body.checkout_url).pathname.split('/').pop() ?? '' };
 }
 
-async function act(ref: string, action: string, accept = 'application/json') {
-  const res = await fetch(`${gw.url}/sim/card_psp/payments/${ref}/${action}`, {
-    method: 'POST',
-    headers: { accept },
-  });
-  return { status: res.status, text: await res.text(), type: res.headers.get('content-type') };
-}
-
 async function read(id: string): Promise<PaymentJson> {
   const res = await gw.v1(app, 'GET', `/v1/payments/${id}`);
   assert.equal(res.status, 200, res.text);
@@ -91,7 +83,7 @@ async function eventsFor(paymentId: string, n: number) {
 
 test('pay -> succeeded with the app metadata verbatim plus card_psp enrichment', async () => {
   const { id, ref } = await newPayment();
-  const res = await act(ref, 'pay');
+  const res = await act(gw, ref, 'pay');
   assert.deepEqual(res, { status: 200, text: ACK, type: 'application/json; charset=utf-8' });
   const p = await read(id);
   assert.equal(p.status, 'succeeded');
@@ -111,7 +103,7 @@ test('pay -> succeeded with the app metadata verbatim plus card_psp enrichment',
   assert.equal(delivery.json.provider, 'card_psp');
   assert.deepEqual(delivery.json.metadata, p.metadata);
 
-  assert.deepEqual(await act(ref, 'pay'), {
+  assert.deepEqual(await act(gw, ref, 'pay'), {
     status: 409,
     text: 'checkout is succeeded, cannot pay',
     type: 'text/plain; charset=utf-8',
@@ -126,7 +118,7 @@ test('pay -> succeeded with the app metadata verbatim plus card_psp enrichment',
 
 test('fail -> failed with the provider text as last_error', async () => {
   const { id, ref } = await newPayment();
-  assert.equal((await act(ref, 'fail')).text, ACK);
+  assert.equal((await act(gw, ref, 'fail')).text, ACK);
   const p = await read(id);
   assert.equal(p.status, 'failed');
   assert.equal(p.last_error, 'Your card was declined.');
@@ -137,9 +129,9 @@ test('fail -> failed with the provider text as last_error', async () => {
 test('cancel and expire -> canceled', async () => {
   for (const action of ['cancel', 'expire']) {
     const { id, ref } = await newPayment();
-    assert.equal((await act(ref, action)).text, ACK, action);
+    assert.equal((await act(gw, ref, action)).text, ACK, action);
     assert.equal((await read(id)).status, 'canceled', action);
-    assert.deepEqual(await act(ref, 'pay'), {
+    assert.deepEqual(await act(gw, ref, 'pay'), {
       status: 409,
       text: 'checkout is expired, cannot pay',
       type: 'text/plain; charset=utf-8',
@@ -149,9 +141,9 @@ test('cancel and expire -> canceled', async () => {
 
 test('renew -> a new succeeded payment linked by card_psp_subscription_id, period advanced', async () => {
   const { id, ref } = await newPayment();
-  await act(ref, 'pay');
+  await act(gw, ref, 'pay');
   const first = await read(id);
-  const res = await act(ref, 'renew');
+  const res = await act(gw, ref, 'renew');
   assert.equal(res.text, ACK);
   const rows = await sql<{ id: string; parent_payment_id: string; provider_ref: string }>(
     gw.databaseUrl,
@@ -181,8 +173,8 @@ test('renew -> a new succeeded payment linked by card_psp_subscription_id, perio
 
 test('refund at the provider -> a succeeded refund record; a second refund is refused', async () => {
   const { id, ref } = await newPayment();
-  await act(ref, 'pay');
-  assert.equal((await act(ref, 'refund')).text, ACK);
+  await act(gw, ref, 'pay');
+  assert.equal((await act(gw, ref, 'refund')).text, ACK);
   const refunds = await sql<{ status: string; amount_minor: number; provider_ref: string }>(
     gw.databaseUrl,
     'SELECT status, amount_minor, provider_ref FROM refunds WHERE payment_id = $1',
@@ -197,7 +189,7 @@ test('refund at the provider -> a succeeded refund record; a second refund is re
     'payment.succeeded',
     'refund.succeeded',
   ]);
-  assert.deepEqual(await act(ref, 'refund'), {
+  assert.deepEqual(await act(gw, ref, 'refund'), {
     status: 409,
     text: 'order is already refunded',
     type: 'text/plain; charset=utf-8',
@@ -206,16 +198,16 @@ test('refund at the provider -> a succeeded refund record; a second refund is re
 
 test('subscription_cancel and subscription_revoke are forwarded; renew then refused', async () => {
   const { id, ref } = await newPayment();
-  await act(ref, 'pay');
+  await act(gw, ref, 'pay');
   const subId = (await read(id)).metadata.card_psp_subscription_id;
-  assert.equal((await act(ref, 'subscription_cancel')).text, ACK);
-  assert.deepEqual(await act(ref, 'renew'), {
+  assert.equal((await act(gw, ref, 'subscription_cancel')).text, ACK);
+  assert.deepEqual(await act(gw, ref, 'renew'), {
     status: 409,
     text: 'subscription is canceled, it ends at the current period end',
     type: 'text/plain; charset=utf-8',
   });
-  assert.equal((await act(ref, 'subscription_revoke')).text, ACK);
-  assert.deepEqual(await act(ref, 'subscription_revoke'), {
+  assert.equal((await act(gw, ref, 'subscription_revoke')).text, ACK);
+  assert.deepEqual(await act(gw, ref, 'subscription_revoke'), {
     status: 409,
     text: 'subscription is already revoked',
     type: 'text/plain; charset=utf-8',
@@ -236,7 +228,7 @@ test('subscription_cancel and subscription_revoke are forwarded; renew then refu
 
 test('a browser gets an HTML result page from an action', async () => {
   const { ref } = await newPayment();
-  const res = await act(ref, 'pay', 'text/html,application/xhtml+xml');
+  const res = await act(gw, ref, 'pay', 'text/html,application/xhtml+xml');
   assert.equal(res.status, 200);
   assert.equal(res.type, 'text/html; charset=utf-8');
   assert.ok(res.text.includes('Done'));

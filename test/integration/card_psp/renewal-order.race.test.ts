@@ -9,11 +9,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Webhook } from 'standardwebhooks';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { paymentBody, sql, TEXT_PLAIN } from '../../helpers/core.js';
 import { cardPspTestSigner, postCardPspEvent } from '../../helpers/cardPspNotify.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
-import { simAction } from '../../helpers/payments.js';
+import { act } from '../../helpers/drivers/card_psp.js';
 
 let gw: TestGateway;
 let app: AppWithSecrets;
@@ -46,8 +46,6 @@ async function cardPayment(metadata: Record<string, unknown> = {}) {
   const body = res.json<{ payment_id: string; checkout_url: string }>();
   return { id: body.payment_id, ref: new URL(body.checkout_url).pathname.split('/').pop() ?? '' };
 }
-
-const act = (ref: string, action: string) => simAction(gw, 'card', ref, action);
 
 /** A renewal order.paid as the provider sends it, signed with the provider's own library. */
 async function postRenewal(paymentId: string, orderId: string, subscriptionId: string) {
@@ -98,7 +96,7 @@ async function rowsOf(firstId: string) {
 test('renewal before the first checkout event: the first payment is settled from the provider, then the renewal is its child', async () => {
   // The provider charged the first checkout, but its events never reached the gateway.
   const p = await cardPayment({ test_scenario: 'lost_webhook' });
-  assert.equal((await act(p.ref, 'pay')).gateway_status, 0);
+  assert.equal((await act(gw, p.ref, 'pay')).gateway_status, 0);
   assert.equal((await rowsOf(p.id)).first?.status, 'initiated');
 
   const res = await postRenewal(p.id, 'order_early_renewal_1', 'sub_early_1');
@@ -155,7 +153,7 @@ test('renewal while the provider still reports the first checkout open: 503 with
     ['renewal_before_first_payment'],
   );
 
-  assert.deepEqual(await act(p.ref, 'pay'), { gateway_status: 200, gateway_body: ACK });
+  assert.deepEqual(await act(gw, p.ref, 'pay'), { gateway_status: 200, gateway_body: ACK });
   const redelivered = await postRenewal(p.id, 'order_early_renewal_2', 'sub_early_2');
   assert.equal(redelivered.status, 200, redelivered.text);
   assert.equal(redelivered.text, ACK);
@@ -171,7 +169,7 @@ test('renewal while the provider still reports the first checkout open: 503 with
 test('race: the first charge and its renewal arrive at once; each is recorded exactly once', async () => {
   for (let i = 0; i < 5; i++) {
     const p = await cardPayment({ test_scenario: 'lost_webhook' });
-    await act(p.ref, 'pay');
+    await act(gw, p.ref, 'pay');
     // The first checkout's own order.paid (the simulator's delivery, lost above, made by us
     // here with the same shape) and the renewal, concurrently.
     const firstOrder = JSON.stringify({

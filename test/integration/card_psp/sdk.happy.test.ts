@@ -3,10 +3,11 @@ import { after, before, test } from 'node:test';
 import { Polar } from '@polar-sh/sdk';
 import { ResourceNotFound } from '@polar-sh/sdk/models/errors/resourcenotfound.js';
 import { validateEvent } from '@polar-sh/sdk/webhooks';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import { simulatorEndpoint } from '../../../src/providers/testMode.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
+import { simulatorEndpoint } from '../../helpers/drivers/sim.js';
 import { paymentBody, sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
+import { act } from '../../helpers/drivers/card_psp.js';
 
 // The card_psp simulator seen from Polar's side of the wire: Polar's own TypeScript SDK
 // drives it (every answer goes through the SDK's response schemas, which throw on a missing
@@ -32,12 +33,6 @@ before(async () => {
 after(async () => {
   await gw?.stop();
 });
-
-async function act(ref: string, action: string) {
-  const res = await fetch(`${gw.url}/sim/card_psp/payments/${ref}/${action}`, { method: 'POST' });
-  assert.equal(res.status, 200, `${action}: ${await res.clone().text()}`);
-  return (await res.json()) as { gateway_status: number; gateway_body: string };
-}
 
 /** Every card_psp webhook the gateway received since the given archive id, oldest first. */
 async function inboundSince(sinceId: number) {
@@ -121,7 +116,7 @@ test('every webhook of a gateway payment is accepted by validateEvent, every act
   assert.ok(ref);
 
   let since = await lastInboundId();
-  assert.equal((await act(ref, 'pay')).gateway_status, 200);
+  assert.equal((await act(gw, ref, 'pay')).gateway_status, 200);
   const paid = await validatedSince(since);
   assert.deepEqual(
     paid.map((e) => e.type),
@@ -151,7 +146,7 @@ test('every webhook of a gateway payment is accepted by validateEvent, every act
   ];
   for (const [action, types] of expected) {
     since = await lastInboundId();
-    await act(ref, action);
+    await act(gw, ref, action);
     const events = await validatedSince(since);
     assert.deepEqual(
       events.map((e) => e.type),
@@ -171,7 +166,7 @@ test('fail, cancel and expire send checkout.updated bodies validateEvent accepts
       metadata: { payment_id: `${action}-${Date.now()}` },
     });
     const since = await lastInboundId();
-    await act(created.id, action);
+    await act(gw, created.id, action);
     const [event, ...rest] = await validatedSince(since);
     assert.equal(rest.length, 0);
     assert.ok(event?.type === 'checkout.updated', action);

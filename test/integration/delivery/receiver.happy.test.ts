@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
-import { createPaymentRecord } from '../../../src/db/payments.js';
-import { newId } from '../../../src/domain/ids.js';
-import type { TerminalStatus } from '../../../src/domain/types.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import { finalizePayment } from '../../../src/services/payments/finalize.js';
+import { createPaymentRecord, newId, type TerminalStatus } from '../../helpers/state.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
+import { finalizePayment } from '../../helpers/jobs.js';
 import { eventually } from '../../helpers/eventually.js';
 import {
   startWithReceiver,

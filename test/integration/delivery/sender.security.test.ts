@@ -4,7 +4,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, test } from 'node:test';
 import { WebhookSender } from '../../../src/delivery/sender.js';
-import { selfSignedCertificate } from '../../../src/simulators/wallet_psp/x509.js';
+import { selfSignedCertificate } from '../../helpers/drivers/wallet_psp.js';
 import { TestNetwork } from '../../helpers/network.js';
 import { Receiver } from '../../helpers/receiver.js';
 

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Gateway } from '../../../src/gateway.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import type { WpDispute } from '../../../src/providers/wallet_psp/disputeWire.js';
-import { SimStore } from '../../../src/simulators/common.js';
-import { walletPspSim } from '../../../src/simulators/wallet_psp/index.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
+import { type WpDispute, walletPspSim } from '../../helpers/drivers/wallet_psp.js';
+import { SimStore } from '../../helpers/drivers/sim.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../../helpers/idrNotify.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { createPayment, paidPayment, simAction } from '../../helpers/payments.js';
+import { assertText } from '../../helpers/assert.js';
 
 // Disputes end to end (D16, docs/api.md#disputes): each provider's simulator takes money back
 // the way the provider does and sends the provider's own notification; the gateway confirms
@@ -155,11 +155,6 @@ async function simPost(provider: string, ref: string, action: string, body?: obj
       : {}),
   });
   return { status: res.status, text: await res.text() };
-}
-
-function assertText(res: { status: number; text: string }, status: number, text: string) {
-  assert.equal(res.status, status, res.text);
-  assert.equal(res.text, text);
 }
 
 async function refundRows(paymentId: string) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import type { CreatedEndpoint } from '../../../src/services/endpoints.js';
+import type { CreatedEndpoint } from '../../helpers/contract.js';
 import { assertStatus, sql } from '../../helpers/core.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import type { CreatedEndpoint, EndpointView } from '../../../src/services/endpoints.js';
+import type { AppWithSecrets, CreatedEndpoint, EndpointView } from '../../helpers/contract.js';
 import { assertError, assertStatus, RFC3339_UTC, sql } from '../../helpers/core.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';

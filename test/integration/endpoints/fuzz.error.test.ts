@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import type { CreatedEndpoint } from '../../../src/services/endpoints.js';
+import type { AppWithSecrets, CreatedEndpoint } from '../../helpers/contract.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
+import { rng } from '../../helpers/util.js';
 
 // Hostile ids and bodies on every webhook endpoint route (docs/api.md#webhook-endpoints):
 // never a 5xx, every error plain text, nothing created by a refused request. Every answer is
@@ -10,17 +10,6 @@ import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 // the document does not list fails here. Seeded, so a failure repeats.
 
 const TEXT = 'text/plain; charset=utf-8';
-
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEGMENTS = [
   '%zz',

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { verifyWebhook } from '../../../sdk/src/index.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import { disableFailingEndpoints } from '../../../src/services/endpointHealth.js';
-import type { CreatedEndpoint, EndpointView } from '../../../src/services/endpoints.js';
+import type { AppWithSecrets, CreatedEndpoint, EndpointView } from '../../helpers/contract.js';
+import { disableFailingEndpoints } from '../../helpers/jobs.js';
 import { assertError, assertStatus, RFC3339_UTC, sql } from '../../helpers/core.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { assertError, paymentBody, rawSigned } from '../../helpers/core.js';
 import { sign } from '../../helpers/http.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../../helpers/gateway.js';

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { rawExchange } from '../../helpers/rawHttp.js';
+import { rng } from '../../helpers/util.js';
 
 // Hostile input on every route: malformed wire bytes, bad percent-encoding, overlong ids and
 // values, NUL bytes, extreme numbers, odd JSON. Whatever it is, the answer is never 5xx and
@@ -11,17 +12,6 @@ import { rawExchange } from '../../helpers/rawHttp.js';
 const TEXT = 'text/plain; charset=utf-8';
 
 /** Mulberry32: small, seeded, good enough to pick inputs reproducibly. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const HOSTILE_SEGMENTS = [
   '%zz',
   '%E0%A4%A',

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { paymentBody, TEXT_PLAIN } from '../../helpers/core.js';
 import { ADMIN_TOKEN, startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { paidPayment } from '../../helpers/payments.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import { crc16 } from '../../../src/simulators/idr_psp/qris.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
+import { crc16 } from '../../helpers/drivers/idr_psp.js';
 import { decodeQrPng, parseTlv } from '../../helpers/emvQr.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 

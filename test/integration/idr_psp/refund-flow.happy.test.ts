@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import type { SimClock } from '../../../src/simulators/index.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
+import type { SimClock } from '../../helpers/drivers/sim.js';
 import { eventually } from '../../helpers/eventually.js';
 import { assertError, sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';

@@ -6,19 +6,23 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, test } from 'node:test';
-import { idrPsp } from '../../../src/providers/idr_psp/index.js';
+import { idrPsp, type SimTransaction } from '../../helpers/drivers/idr_psp.js';
 import {
-  ProviderError,
   type ProviderContext,
   type RefundInput,
-} from '../../../src/providers/types.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import type { SimClock } from '../../../src/simulators/index.js';
-import type { SimTransaction } from '../../../src/simulators/idr_psp/transactions.js';
+  type SimClock,
+} from '../../helpers/drivers/sim.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { eventually } from '../../helpers/eventually.js';
 import { sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
-import { createPayment, paidPayment, simAction, type CreatedPayment } from '../../helpers/payments.js';
+import {
+  createPayment,
+  paidPayment,
+  simAction,
+  type CreatedPayment,
+} from '../../helpers/payments.js';
+import { rejection } from '../../helpers/assert.js';
 
 const DAY_MS = 86_400_000;
 const SAME_WALLET_MANUAL =
@@ -56,16 +60,6 @@ function refundInput(p: CreatedPayment, amount: number, over: Partial<RefundInpu
     reason: 'customer request',
     ...over,
   } satisfies RefundInput;
-}
-
-async function rejection(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof ProviderError, String(err));
-    return err;
-  }
-  assert.fail('expected a ProviderError');
 }
 
 async function simTx(orderId: string): Promise<SimTransaction> {

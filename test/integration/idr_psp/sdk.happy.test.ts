@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { idrPsp } from '../../../src/providers/idr_psp/index.js';
+import { idrPsp } from '../../helpers/drivers/idr_psp.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { idrTestServerKey } from '../../helpers/idrNotify.js';
 import {

@@ -4,18 +4,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { idrPsp } from '../../../src/providers/idr_psp/index.js';
 import {
-  ProviderError,
-  type ProviderContext,
-  type RegisterPaymentInput,
-} from '../../../src/providers/types.js';
-import {
+  idrPsp,
   buildIdrNotification,
   expireDueIdrTransactions,
-} from '../../../src/simulators/idr_psp/index.js';
-import { applyAction, type SimTransaction } from '../../../src/simulators/idr_psp/transactions.js';
+  applyAction,
+  type SimTransaction,
+} from '../../helpers/drivers/idr_psp.js';
+import { type ProviderContext, type RegisterPaymentInput } from '../../helpers/drivers/sim.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
+import { rejection } from '../../helpers/assert.js';
 
 let gw: TestGateway;
 let db: pg.Client;
@@ -64,16 +62,6 @@ async function simTransaction(orderId: string): Promise<SimTransaction> {
   );
   assert.ok(res.rows[0]);
   return res.rows[0].data;
-}
-
-async function rejection(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof ProviderError, String(err));
-    return err;
-  }
-  assert.fail('expected a ProviderError');
 }
 
 test('a retried hosted registration returns the same registration and stores one transaction', async () => {

@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import { reconcileDue } from '../../../src/services/reconciler.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
+import { reconcileDue } from '../../helpers/jobs.js';
 import { sql } from '../../helpers/core.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { recordLedgerEntry } from '../../../src/db/ledger.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import { recordLedgerEntry } from '../../helpers/state.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { createPayment } from '../../helpers/payments.js';
 

@@ -6,8 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import { assertError, assertStatus, assertTimestamp, paymentBody, sql } from '../../helpers/core.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
+import {
+  assertError,
+  assertStatus,
+  assertTimestamp,
+  paymentBody,
+  sql,
+} from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../../helpers/idrNotify.js';
 import { paidPayment } from '../../helpers/payments.js';

@@ -13,9 +13,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { recordLedgerEntry } from '../../../src/db/ledger.js';
-import { newId } from '../../../src/domain/ids.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import { recordLedgerEntry, newId } from '../../helpers/state.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { assertStatus, sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../../helpers/idrNotify.js';

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { assertStatus, paymentBody, sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { simAction } from '../../helpers/payments.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 
 const PAGE_BUDGET = 1_048_576;
 const MAX_METADATA_BYTES = 32_768;

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { eventually } from '../../helpers/eventually.js';
 import { assertError, assertStatus, rawSigned, RFC3339_UTC, sql } from '../../helpers/core.js';
 import { exemptAnswers } from '../../helpers/openapiCheck.js';

@@ -5,12 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { assertError, assertTimestamp, paymentBody, sql } from '../../helpers/core.js';
 import { cardPspTestSigner, postCardPspEvent } from '../../helpers/cardPspNotify.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../../helpers/idrNotify.js';
 import { idrProviderRefund, silentAction } from '../../helpers/payments.js';
+import { act } from '../../helpers/drivers/card_psp.js';
 
 let gw: TestGateway;
 let app: AppWithSecrets;
@@ -58,13 +59,6 @@ async function cardPayment(scenario?: 'lost_webhook'): Promise<{ id: string; ref
   return { id: body.payment_id, ref: new URL(body.checkout_url).pathname.split('/').pop() ?? '' };
 }
 
-async function act(ref: string, action: string) {
-  const res = await fetch(`${gw.url}/sim/card_psp/payments/${ref}/${action}`, { method: 'POST' });
-  const text = await res.text();
-  assert.equal(res.status, 200, text);
-  return JSON.parse(text) as { gateway_status: number; gateway_body: string };
-}
-
 async function exceptionsOf(paymentId: string): Promise<ExceptionView[]> {
   const res = await gw.admin('GET', '/admin/exceptions?limit=1000');
   assert.equal(res.status, 200, res.text);
@@ -86,7 +80,7 @@ test('paid after an operator cancel: the payment stays canceled, the charge is a
   assert.equal(canceled.status, 200, canceled.text);
 
   // The provider's checkout was still payable: the buyer pays, the provider charges.
-  const paid = await act(p.ref, 'pay');
+  const paid = await act(gw, p.ref, 'pay');
   assert.deepEqual(paid, { gateway_status: 200, gateway_body: ALREADY });
   assert.equal(await status(p.id), 'canceled');
 
@@ -135,7 +129,7 @@ test('paid after an operator cancel: the payment stays canceled, the charge is a
   assert.equal((await exceptionsOf(p.id)).length, 1);
 
   // Its subscription renews: another exception, never a succeeded child of a canceled payment.
-  const renewed = await act(p.ref, 'renew');
+  const renewed = await act(gw, p.ref, 'renew');
   assert.deepEqual(renewed, { gateway_status: 200, gateway_body: ALREADY });
   const children = await sql(
     gw.databaseUrl,
@@ -156,7 +150,7 @@ test('paid after an operator cancel: the payment stays canceled, the charge is a
 
 test('paid after a failure is an exception of its own kind', async () => {
   const p = await cardPayment();
-  await act(p.ref, 'fail');
+  await act(gw, p.ref, 'fail');
   assert.equal(await status(p.id), 'failed');
   // The buyer retries on the provider's page and the card goes through this time.
   await sql(
@@ -165,7 +159,7 @@ test('paid after a failure is an exception of its own kind', async () => {
      WHERE provider = 'card_psp' AND kind = 'checkout' AND id = $1`,
     [p.ref],
   );
-  const paid = await act(p.ref, 'pay');
+  const paid = await act(gw, p.ref, 'pay');
   assert.deepEqual(paid, { gateway_status: 200, gateway_body: ALREADY });
   assert.equal(await status(p.id), 'failed');
   const [e] = await exceptionsOf(p.id);
@@ -175,7 +169,7 @@ test('paid after a failure is an exception of its own kind', async () => {
 test('resolve: a note marks a manual exception resolved once', async () => {
   const p = await cardPayment();
   await gw.admin('POST', `/admin/payments/${p.id}/cancel`);
-  await act(p.ref, 'pay');
+  await act(gw, p.ref, 'pay');
   const [e] = await exceptionsOf(p.id);
   assert.ok(e);
   const path = `/admin/exceptions/${e.id}/resolve`;
@@ -335,7 +329,7 @@ test('a refund the gateway never asked for on an unpaid payment is an unrequeste
   const p = await cardPayment('lost_webhook');
   // At the provider the buyer pays and the operator refunds; neither event reaches the gateway.
   for (const action of ['pay', 'refund']) {
-    assert.deepEqual(await act(p.ref, action), {
+    assert.deepEqual(await act(gw, p.ref, action), {
       gateway_status: 0,
       gateway_body: 'notification not sent (test_scenario lost_webhook)',
     });
@@ -471,8 +465,8 @@ test('idr_psp: a refund at the provider of a payment whose settlement was never 
 test("card_psp: the operator's refund at the provider answers the late charge", async () => {
   const p = await cardPayment();
   await gw.admin('POST', `/admin/payments/${p.id}/cancel`);
-  await act(p.ref, 'pay');
-  const refunded = await act(p.ref, 'refund');
+  await act(gw, p.ref, 'pay');
+  const refunded = await act(gw, p.ref, 'refund');
   assert.deepEqual(refunded, { gateway_status: 200, gateway_body: '{"acknowledged":true}' });
   assert.equal(await status(p.id), 'canceled');
   const [e, ...rest] = await exceptionsOf(p.id);

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../../src/config.js';
-import { bindOperatorIdentity } from '../../../src/db/operators.js';
+import { bindOperatorIdentity } from '../../helpers/state.js';
 import { assertError } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { createOperator } from '../../helpers/operators.js';

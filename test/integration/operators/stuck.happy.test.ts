@@ -6,9 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { serviceDeps } from '../../../src/gateway.js';
-import { reconcileDue } from '../../../src/services/reconciler.js';
-import { retryUnansweredRefunds } from '../../../src/services/refunds/retry.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import { reconcileDue, retryUnansweredRefunds } from '../../helpers/jobs.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { assertError, assertStatus, RFC3339_UTC, sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../../helpers/idrNotify.js';

@@ -10,7 +10,7 @@ import { loadConfig } from '../../../src/config.js';
 import { listMigrations, migrate, migrationsApplied } from '../../../src/db/migrate.js';
 import { createPool } from '../../../src/db/pool.js';
 import { createLogger } from '../../../src/logger.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { eventually } from '../../helpers/eventually.js';
 import { assertError, assertStatus, paymentBody, sql, TEXT_PLAIN } from '../../helpers/core.js';
 import { createTestDatabase, databaseUrl } from '../../helpers/db.js';

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { assertError, assertStatus, sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { idrNotification, postWebhook } from '../../helpers/idrNotify.js';

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import type { SimTransaction } from '../../../src/simulators/idr_psp/transactions.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
+import type { SimTransaction } from '../../helpers/drivers/idr_psp.js';
 import { eventually } from '../../helpers/eventually.js';
 import { sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import type { PaymentView } from '../../../src/services/payments/read.js';
-import { simulatorEndpoint } from '../../../src/providers/testMode.js';
+import type { AppWithSecrets, PaymentView } from '../../helpers/contract.js';
+import { simulatorEndpoint } from '../../helpers/drivers/sim.js';
 import {
   assertError,
   assertStatus,

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { purgeExpired } from '../../../src/db/idempotency.js';
+import { purgeExpired } from '../../helpers/state.js';
 import { createPool } from '../../../src/db/pool.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { eventually } from '../../helpers/eventually.js';
 import { assertError, assertStatus, count, paymentBody, sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { PaymentView } from '../../../src/services/payments/read.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { PaymentView, AppWithSecrets } from '../../helpers/contract.js';
 import { assertError, assertStatus, assertTimestamp, HEX32, sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 

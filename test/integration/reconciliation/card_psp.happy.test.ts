@@ -8,12 +8,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Polar } from '@polar-sh/sdk';
-import { simulatorEndpoint } from '../../../src/providers/testMode.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import { simulatorEndpoint } from '../../helpers/drivers/sim.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { assertStatus } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { createPayment, paidPayment, silentAction, simAction } from '../../helpers/payments.js';
-import { exceptionsOfKind, onlyCurrency, reconcile, type Item } from '../../helpers/reconciliation.js';
+import { exceptionsOfKind, onlyCurrency, reconcile, kinds } from '../../helpers/reconciliation.js';
 
 let gw: TestGateway;
 let shop: AppWithSecrets;
@@ -27,8 +27,6 @@ after(async () => {
 });
 
 const run = () => reconcile(gw, 'card_psp');
-const kinds = (items: Item[]) => items.map((i) => `${i.kind}:${i.movement}`).sort();
-
 test('a clean day: a charge and its refund made at the provider match', async () => {
   const p = await paidPayment(gw, shop, 'card', 2500);
   assert.equal((await simAction(gw, 'card', p.providerRef, 'refund')).gateway_status, 200);

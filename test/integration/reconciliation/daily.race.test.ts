@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { reconciliationDeps } from '../../../src/gateway.js';
-import { dailyReconciliation } from '../../../src/services/reconciliationDaily.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import { dailyReconciliation } from '../../helpers/jobs.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { count, sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { createPayment, simAction } from '../../helpers/payments.js';

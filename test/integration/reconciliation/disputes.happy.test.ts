@@ -11,9 +11,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { TransactionSearchController } from '@paypal/paypal-server-sdk';
-import { simulatorEndpoint } from '../../../src/providers/testMode.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import { FAULT_DELAY_MS } from '../../../src/simulators/faults.js';
+import { simulatorEndpoint, FAULT_DELAY_MS } from '../../helpers/drivers/sim.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { paypalClient } from '../../helpers/paypalSdk.js';
 import { sql } from '../../helpers/core.js';
 import { onlyDispute } from '../../helpers/disputes.js';

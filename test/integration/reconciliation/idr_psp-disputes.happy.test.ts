@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { assertStatus } from '../../helpers/core.js';
 import { onlyDispute } from '../../helpers/disputes.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';

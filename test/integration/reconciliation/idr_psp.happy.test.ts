@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { assertError, assertStatus, count, HEX32 } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { createPayment, paidPayment, silentAction, simAction } from '../../helpers/payments.js';
@@ -19,6 +19,7 @@ import {
   reconcile,
   today,
   type Item,
+  kinds,
 } from '../../helpers/reconciliation.js';
 
 let gw: TestGateway;
@@ -74,8 +75,6 @@ const stored = async () => ({
   rows: await count(gw.databaseUrl, 'reconciliation_import_rows'),
   audit: await count(gw.databaseUrl, `audit_log WHERE action = 'reconciliation.import'`),
 });
-const kinds = (items: Item[]) => items.map((i) => `${i.kind}:${i.movement}`).sort();
-
 test("Midtrans's documented sample: read whole, and none of its orders is the gateway's", async () => {
   const res = await upload(SAMPLE, '2021-06-23', '&filename=June%2023%20report.csv');
   assertStatus(res, 201);

@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { simulatorEndpoint } from '../../../src/providers/testMode.js';
-import { WP_MAX_RESULT_SET } from '../../../src/simulators/wallet_psp/reporting.js';
+import { simulatorEndpoint } from '../../helpers/drivers/sim.js';
+import { WP_MAX_RESULT_SET } from '../../helpers/drivers/wallet_psp.js';
 import { count, sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { onlyCurrency, reconcile } from '../../helpers/reconciliation.js';

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { TransactionSearchController } from '@paypal/paypal-server-sdk';
-import { simulatorEndpoint } from '../../../src/providers/testMode.js';
+import { simulatorEndpoint } from '../../helpers/drivers/sim.js';
 import { withTransaction } from '../../../src/db/pool.js';
 import {
   createStaging,
@@ -16,7 +16,7 @@ import {
   stageMovements,
 } from '../../../src/db/reconciliationStaging.js';
 import { paypalClient } from '../../helpers/paypalSdk.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { assertError, assertStatus, count, HEX32, sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { createPayment, paidPayment, silentAction, simAction } from '../../helpers/payments.js';

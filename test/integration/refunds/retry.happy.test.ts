@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { newId } from '../../../src/domain/ids.js';
-import { retryUnansweredRefunds } from '../../../src/services/refunds/retry.js';
+import { newId } from '../../helpers/state.js';
+import { retryUnansweredRefunds } from '../../helpers/jobs.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startWithReceiver, type GatewayWithReceiver } from '../../helpers/gateway.js';
 import { paidPayment } from '../../helpers/payments.js';

@@ -11,12 +11,11 @@ import {
 import { createPool } from '../../../src/db/pool.js';
 import { createTestDatabase, databaseUrl } from '../../helpers/db.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
+import { sleep } from '../../helpers/util.js';
 
 // docs/operations.md#high-availability: several hosts in DATABASE_URL, the primary found
 // among them, a read-only server refused or dropped, and a request that meets no primary
 // answered 503 `service unavailable` with Retry-After (retryable with the same key).
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The test server's URL with these hosts instead of its own. */
 function withHosts(url: string, hosts: string, query = ''): string {

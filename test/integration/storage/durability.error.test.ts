@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
-import { startReplicatedPostgres, type ReplicatedPostgres } from '../../helpers/replicatedPostgres.js';
+import {
+  startReplicatedPostgres,
+  type ReplicatedPostgres,
+} from '../../helpers/replicatedPostgres.js';
 
 // docs/adr/0002-durability-barrier.md: a write is answered 2xx only once its rows are flushed
 // on the primary and on the synchronous standby. Payment creations without an

@@ -9,7 +9,11 @@ import { signedFetch } from '../../helpers/http.js';
 import { idrNotification, idrTestServerKey } from '../../helpers/idrNotify.js';
 import { kill, spawnGateway, type GatewayProcess } from '../../helpers/process.js';
 import { Receiver } from '../../helpers/receiver.js';
-import { startReplicatedPostgres, type ReplicatedPostgres } from '../../helpers/replicatedPostgres.js';
+import {
+  startReplicatedPostgres,
+  type ReplicatedPostgres,
+} from '../../helpers/replicatedPostgres.js';
+import { sleep } from '../../helpers/util.js';
 
 // docs/operations.md#high-availability: several gateway instances (OS processes) on a
 // primary with a synchronous streaming standby, under a load of payment creations,
@@ -35,8 +39,6 @@ const DOCUMENTED_500 = new Set([
   'customer upsert failed',
   'store provider_ref',
 ]);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface App {
   app_id: string;

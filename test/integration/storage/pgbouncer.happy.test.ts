@@ -6,7 +6,7 @@ import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { paidPayment, simAction } from '../../helpers/payments.js';
 import { startPgBouncer, type PgBouncer } from '../../helpers/pgbouncer.js';
 import { Receiver } from '../../helpers/receiver.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 
 // docs/operations.md#pgbouncer: the core flows through a real PgBouncer in transaction
 // pooling mode (DATABASE_POOL_MODE=transaction), LISTEN and migrations on the direct

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { FAULT_DELAY_MS } from '../../../src/simulators/faults.js';
+import { FAULT_DELAY_MS } from '../../helpers/drivers/sim.js';
 import { assertError, assertStatus, count, sql } from '../../helpers/core.js';
 import { eventually } from '../../helpers/eventually.js';
 import { PROVIDER_TIMEOUT_MS, ScenarioProbe, scenarioGateway } from '../../helpers/scenarios.js';

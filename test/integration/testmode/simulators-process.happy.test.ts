@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { freePort } from '../../../scripts/net.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { TEXT_PLAIN } from '../../helpers/core.js';
 import { createTestDatabase } from '../../helpers/db.js';
 import { eventually } from '../../helpers/eventually.js';

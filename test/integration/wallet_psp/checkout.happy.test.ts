@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import type { Gateway } from '../../../src/gateway.js';
-import { ProviderError, type ProviderContext } from '../../../src/providers/types.js';
-import { walletPsp } from '../../../src/providers/wallet_psp/index.js';
-import { SimStore } from '../../../src/simulators/common.js';
-import { walletPspSim } from '../../../src/simulators/wallet_psp/index.js';
-import { loadSigningKey, type SigningKeyRecord } from '../../../src/simulators/wallet_psp/signing.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import { ProviderError, type ProviderContext, SimStore } from '../../helpers/drivers/sim.js';
+import {
+  walletPsp,
+  walletPspSim,
+  loadSigningKey,
+  type SigningKeyRecord,
+} from '../../helpers/drivers/wallet_psp.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 
 let gw: TestGateway;

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { walletPsp } from '../../../src/providers/wallet_psp/index.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import { walletPspSim } from '../../../src/simulators/wallet_psp/index.js';
+import { walletPsp, walletPspSim, actRaw as act } from '../../helpers/drivers/wallet_psp.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 
 let gw: TestGateway;
@@ -43,21 +42,9 @@ async function read(id: string): Promise<View> {
   return res.json<View>();
 }
 
-async function act(ref: string, action: string, accept = 'application/json') {
-  const res = await fetch(`${gw.url}/sim/wallet_psp/payments/${ref}/${action}`, {
-    method: 'POST',
-    headers: { accept },
-  });
-  return {
-    status: res.status,
-    type: res.headers.get('content-type') ?? '',
-    text: await res.text(),
-  };
-}
-
 test('pay: approval, the gateway captures, the capture event settles: succeeded', async () => {
   const p = await newPayment();
-  const r = await act(p.provider_ref, 'pay');
+  const r = await act(gw, p.provider_ref, 'pay');
   assert.equal(r.status, 200);
   // The last event's answer: the capture completion finalized the payment.
   assert.deepEqual(JSON.parse(r.text), {
@@ -67,7 +54,7 @@ test('pay: approval, the gateway captures, the capture event settles: succeeded'
   const after = await read(p.payment_id);
   assert.equal(after.status, 'succeeded');
   assert.equal(after.last_error, '');
-  const again = await act(p.provider_ref, 'pay');
+  const again = await act(gw, p.provider_ref, 'pay');
   assert.equal(again.status, 409);
   assert.equal(
     again.text,
@@ -77,7 +64,7 @@ test('pay: approval, the gateway captures, the capture event settles: succeeded'
 
 test('fail: the capture is declined: failed with the provider reason', async () => {
   const p = await newPayment('USD');
-  const r = await act(p.provider_ref, 'fail');
+  const r = await act(gw, p.provider_ref, 'fail');
   assert.equal(r.status, 200);
   assert.deepEqual(JSON.parse(r.text), {
     gateway_status: 200,
@@ -91,7 +78,7 @@ test('fail: the capture is declined: failed with the provider reason', async () 
 test('cancel and expire: the order is voided: canceled', async () => {
   for (const action of ['cancel', 'expire']) {
     const p = await newPayment('GBP');
-    const r = await act(p.provider_ref, action);
+    const r = await act(gw, p.provider_ref, action);
     assert.equal(r.status, 200);
     assert.deepEqual(JSON.parse(r.text), {
       gateway_status: 200,
@@ -103,7 +90,7 @@ test('cancel and expire: the order is voided: canceled', async () => {
 
 test('the approval page buttons answer a browser with HTML', async () => {
   const p = await newPayment();
-  const r = await act(p.provider_ref, 'pay', 'text/html,application/xhtml+xml');
+  const r = await act(gw, p.provider_ref, 'pay', 'text/html,application/xhtml+xml');
   assert.equal(r.status, 200);
   assert.match(r.type, /^text\/html/);
   assert.ok(r.text.includes('Done'));
@@ -112,8 +99,8 @@ test('the approval page buttons answer a browser with HTML', async () => {
 
 test('a canceled payment stays canceled when the order is later voided again or paid', async () => {
   const p = await newPayment();
-  assert.equal((await act(p.provider_ref, 'cancel')).status, 200);
-  const r = await act(p.provider_ref, 'pay');
+  assert.equal((await act(gw, p.provider_ref, 'cancel')).status, 200);
+  const r = await act(gw, p.provider_ref, 'pay');
   assert.equal(r.status, 409);
   assert.equal((await read(p.payment_id)).status, 'canceled');
 });

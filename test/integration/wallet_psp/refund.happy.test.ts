@@ -1,23 +1,24 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Gateway } from '../../../src/gateway.js';
-import { walletPsp } from '../../../src/providers/wallet_psp/index.js';
+import {
+  walletPsp,
+  walletPspSim,
+  REFUND_REFUSAL,
+  REFUND_WINDOW_MS,
+  type SimCaptureRefunds,
+} from '../../helpers/drivers/wallet_psp.js';
 import {
   ProviderError,
   type ProviderContext,
   type RefundInput,
-} from '../../../src/providers/types.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import { walletPspSim } from '../../../src/simulators/wallet_psp/index.js';
-import {
-  REFUND_REFUSAL,
-  REFUND_WINDOW_MS,
-  type SimCaptureRefunds,
-} from '../../../src/simulators/wallet_psp/refunds.js';
-import { SimStore } from '../../../src/simulators/common.js';
+  SimStore,
+} from '../../helpers/drivers/sim.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { createPayment, paidPayment, type CreatedPayment } from '../../helpers/payments.js';
+import { assertError } from '../../helpers/assert.js';
 
 // wallet_psp capture refunds through POST /v1/refunds and the simulator (docs/api.md#refunds-per-provider, #refunds, #test-mode).
 
@@ -53,16 +54,6 @@ interface RefundView {
 
 function refund(body: Record<string, unknown>, headers?: Record<string, string>) {
   return gw.v1(app, 'POST', '/v1/refunds', body, headers);
-}
-
-function assertText(
-  res: { status: number; text: string; headers: Headers },
-  status: number,
-  text: string,
-) {
-  assert.equal(res.status, status, res.text);
-  assert.equal(res.text, text);
-  assert.equal(res.headers.get('content-type'), 'text/plain; charset=utf-8');
 }
 
 /** The 201 body, checked field by field against what was asked. */
@@ -246,12 +237,12 @@ describe('synchronous refunds', () => {
     assert.equal((await captureOf(p)).status, 'PARTIALLY_REFUNDED');
     assert.equal((await refundRow(v.refund_id))?.status, 'succeeded');
 
-    assertText(
+    assertError(
       await refund({ payment_id: p.id, amount_minor: 500 }),
       422,
       'payment already has a refund',
     );
-    assertText(await refund({ payment_id: p.id }), 422, 'payment already has a refund');
+    assertError(await refund({ payment_id: p.id }), 422, 'payment already has a refund');
     assert.equal((await providerRefunds(p)).length, 1);
   });
 
@@ -296,7 +287,7 @@ describe('the 180-day window, on the simulator clock from the capture', () => {
     const p = await paidPayment(gw, app, 'wallet', 2000);
     try {
       await clockAtCapturePlus(p, REFUND_WINDOW_MS + 1000);
-      assertText(
+      assertError(
         await refund({ payment_id: p.id, reason: 'too late' }),
         502,
         'refund failed: You are over the time limit to perform a refund on this capture.',
@@ -340,7 +331,7 @@ describe('asynchronous refunds (note containing "pending")', () => {
     assert.deepEqual(await outbound(v.refund_id), []);
     assert.equal((await captureOf(p)).status, 'COMPLETED');
     // While it is pending it blocks a second refund.
-    assertText(await refund({ payment_id: p.id }), 422, 'payment already has a refund');
+    assertError(await refund({ payment_id: p.id }), 422, 'payment already has a refund');
 
     const r = await sim(p.providerRef, 'refund_succeed');
     assert.equal(r.status, 200, r.text);

@@ -7,11 +7,12 @@ import {
   OrdersController,
   PaymentsController,
 } from '@paypal/paypal-server-sdk';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import { simulatorEndpoint } from '../../../src/providers/testMode.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
+import { simulatorEndpoint } from '../../helpers/drivers/sim.js';
 import { sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { paypalClient, paypalSchemas } from '../../helpers/paypalSdk.js';
+import { act } from '../../helpers/drivers/wallet_psp.js';
 
 // The wallet_psp simulator seen from PayPal's side of the wire: PayPal's own server SDK makes
 // every call the adapter's operations need (token, create, get, capture, get capture, refund)
@@ -40,14 +41,6 @@ before(async () => {
 after(async () => {
   await gw?.stop();
 });
-
-async function act(ref: string, action: string) {
-  const res = await fetch(`${gw.url}/sim/wallet_psp/payments/${ref}/${action}`, {
-    method: 'POST',
-  });
-  assert.equal(res.status, 200, `${action}: ${await res.clone().text()}`);
-  return (await res.json()) as { gateway_status: number; gateway_body: string };
-}
 
 const purchaseUnit = (customId: string) => ({
   referenceId: customId,
@@ -104,7 +97,7 @@ test('the full order life through the SDK: create, get, approve, capture, get ca
   assert.equal(got.result.purchaseUnits?.[0]?.customId, 'life-1');
 
   // The buyer approves (the order is no gateway payment: the gateway refuses the event).
-  assert.equal((await act(id, 'pay')).gateway_status, 400);
+  assert.equal((await act(gw, id, 'pay')).gateway_status, 400);
   assert.equal((await orders.getOrder({ id })).result.status, 'APPROVED');
 
   const captured = await orders.captureOrder({ id, paypalRequestId: 'sdk-capture-1' });
@@ -188,21 +181,21 @@ test('every webhook body of a gateway payment, capture and refund fits the SDK s
   const payment = res.json<{ payment_id: string }>();
   const view = await gw.v1(app, 'GET', `/v1/payments/${payment.payment_id}`);
   const ref = view.json<{ provider_ref: string }>().provider_ref;
-  assert.equal((await act(ref, 'pay')).gateway_status, 200);
+  assert.equal((await act(gw, ref, 'pay')).gateway_status, 200);
   const refund = await gw.v1(app, 'POST', '/v1/refunds', {
     payment_id: payment.payment_id,
     amount_minor: 599,
     reason: 'pending: returned goods',
   });
   assert.equal(refund.status, 201, refund.text);
-  assert.equal((await act(ref, 'refund_fail')).gateway_status, 200);
+  assert.equal((await act(gw, ref, 'refund_fail')).gateway_status, 200);
   const second = await gw.v1(app, 'POST', '/v1/refunds', {
     payment_id: payment.payment_id,
     amount_minor: 599,
     reason: 'pending: again',
   });
   assert.equal(second.status, 201, second.text);
-  assert.equal((await act(ref, 'refund_succeed')).gateway_status, 200);
+  assert.equal((await act(gw, ref, 'refund_succeed')).gateway_status, 200);
 
   // A second payment the buyer abandons.
   const res2 = await gw.v1(app, 'POST', '/v1/payments', {
@@ -215,7 +208,7 @@ test('every webhook body of a gateway payment, capture and refund fits the SDK s
   const ref2 = (
     await gw.v1(app, 'GET', `/v1/payments/${res2.json<{ payment_id: string }>().payment_id}`)
   ).json<{ provider_ref: string }>().provider_ref;
-  assert.equal((await act(ref2, 'cancel')).gateway_status, 200);
+  assert.equal((await act(gw, ref2, 'cancel')).gateway_status, 200);
   // And a third one whose capture is declined.
   const res3 = await gw.v1(app, 'POST', '/v1/payments', {
     external_user_id: 'user-sdk',
@@ -227,7 +220,7 @@ test('every webhook body of a gateway payment, capture and refund fits the SDK s
   const ref3 = (
     await gw.v1(app, 'GET', `/v1/payments/${res3.json<{ payment_id: string }>().payment_id}`)
   ).json<{ provider_ref: string }>().provider_ref;
-  assert.equal((await act(ref3, 'fail')).gateway_status, 200);
+  assert.equal((await act(gw, ref3, 'fail')).gateway_status, 200);
 
   const rows = await sql<{ raw_body: Buffer }>(
     gw.databaseUrl,

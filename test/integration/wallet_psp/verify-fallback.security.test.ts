@@ -9,10 +9,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, test } from 'node:test';
 import type { ProviderEndpointConfig } from '../../../src/config.js';
-import { walletPsp } from '../../../src/providers/wallet_psp/index.js';
-import { clearTokenCache } from '../../../src/providers/wallet_psp/client.js';
-import { clearCertCache, resetFallbackAllowance } from '../../../src/providers/wallet_psp/webhook.js';
-import { walletPspSim, type WalletPspSim } from '../../../src/simulators/wallet_psp/index.js';
+import {
+  walletPsp,
+  clearTokenCache,
+  clearCertCache,
+  resetFallbackAllowance,
+  walletPspSim,
+  type WalletPspSim,
+} from '../../helpers/drivers/wallet_psp.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 
 let gw: TestGateway;

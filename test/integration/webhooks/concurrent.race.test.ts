@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { cardPspTestSigner, postCardPspEvent } from '../../helpers/cardPspNotify.js';
 import { sql } from '../../helpers/core.js';
 import { eventually } from '../../helpers/eventually.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { eventually } from '../../helpers/eventually.js';
 import { createTestDatabase } from '../../helpers/db.js';
 import { signedFetch } from '../../helpers/http.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
-import { reconcileDue } from '../../../src/services/reconciler.js';
-import { expireDueIdrTransactions } from '../../../src/simulators/idr_psp/index.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
+import { reconcileDue } from '../../helpers/jobs.js';
+import { expireDueIdrTransactions } from '../../helpers/drivers/idr_psp.js';
 import { withClockAhead } from '../../helpers/clock.js';
 import { eventually } from '../../helpers/eventually.js';
 import {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { eventually } from '../../helpers/eventually.js';
 import {
   startWithReceiver,

@@ -9,9 +9,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { PaymentsController } from '@paypal/paypal-server-sdk';
-import { simulatorEndpoint } from '../../../src/providers/testMode.js';
+import { simulatorEndpoint } from '../../helpers/drivers/sim.js';
 import type { Webhook } from 'standardwebhooks';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { sql, TEXT_PLAIN } from '../../helpers/core.js';
 import { cardPspTestSigner, postCardPspEvent } from '../../helpers/cardPspNotify.js';
 import { crc32Of, forgeCrc } from '../../helpers/crcForge.js';
