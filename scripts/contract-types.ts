@@ -2,7 +2,7 @@
  * Renders the SDK's and the dashboard's wire types from docs/openapi.json with
  * openapi-typescript. `npm run types` writes them; test/unit/contract.types.test.ts fails
  * while the committed files differ from what this renders, so they cannot drift from the
- * document (and the document cannot drift from the code: test/integration/openapi*).
+ * document (and the document cannot drift from the code: test/integration/ops/openapi.happy.test.ts).
  *
  * Two shapings, both on the document before and during generation, never by hand after it:
  * - Each consumer gets only `components.schemas` (no paths): the SDK the schemas it exposes

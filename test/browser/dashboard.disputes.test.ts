@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import type { AppWithSecrets } from '../../src/services/apps.js';
+import type { AppWithSecrets } from '../helpers/contract.js';
 import {
   ensureDashboardBuilt,
   launchBrowser,

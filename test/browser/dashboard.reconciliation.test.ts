@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import type { AppWithSecrets } from '../../src/services/apps.js';
+import type { AppWithSecrets } from '../helpers/contract.js';
 import {
   ensureDashboardBuilt,
   launchBrowser,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { startGateway, type RunningGateway, type StartOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import type { AppWithSecrets } from '../../src/services/apps.js';
+import type { AppWithSecrets } from './contract.js';
 import type { SimClock } from '../../src/simulators/index.js';
 import { createTestDatabase } from './db.js';
 import { signedFetch, type HttpResult } from './http.js';

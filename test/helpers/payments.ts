@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import type { AppWithSecrets } from '../../src/services/apps.js';
+import type { AppWithSecrets } from './contract.js';
+import { simAct, type ProviderSlug } from './drivers/sim.js';
 import type { TestGateway } from './gateway.js';
 
 export interface CreatedPayment {
@@ -54,7 +55,7 @@ const BODIES = {
 };
 
 export type Kind = keyof typeof BODIES;
-const SLUG: Record<Kind, string> = {
+const SLUG: Record<Kind, ProviderSlug> = {
   idr: 'idr_psp',
   va: 'idr_psp',
   card: 'card_psp',
@@ -89,12 +90,7 @@ export async function simAction(
   action: string,
   query = '',
 ) {
-  const res = await fetch(`${gw.url}/sim/${SLUG[kind]}/payments/${providerRef}/${action}${query}`, {
-    method: 'POST',
-  });
-  const text = await res.text();
-  assert.equal(res.status, 200, `sim ${action}: ${res.status} ${text}`);
-  return JSON.parse(text) as { gateway_status: number; gateway_body: string };
+  return simAct(gw, SLUG[kind], providerRef, action, query);
 }
 
 export async function paidPayment(

@@ -33,7 +33,11 @@ async function spawnReady(
     } catch {
       // not listening yet
     }
-    if (Date.now() > until) throw new Error(`${what} not ready in time: ${out}`);
+    if (Date.now() > until) {
+      // Not left running: a leaked child keeps the test file's process alive for good.
+      child.kill('SIGKILL');
+      throw new Error(`${what} not ready in time: ${out}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return { child, url, output: () => out };

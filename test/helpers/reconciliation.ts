@@ -100,3 +100,6 @@ export async function exceptionsOfKind(gw: TestGateway, kind: string): Promise<E
   assert.equal(res.status, 200, res.text);
   return res.json<{ exceptions: ExceptionView[] }>().exceptions.filter((e) => e.kind === kind);
 }
+
+/** A run's items as sorted "<kind>:<movement>" strings, to compare whole sets. */
+export const kinds = (items: Item[]) => items.map((i) => `${i.kind}:${i.movement}`).sort();

@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before } from 'node:test';
-import type { AppWithSecrets } from '../../src/services/apps.js';
+import type { AppWithSecrets } from './contract.js';
 import { assertStatus, sql } from './core.js';
+import { simAct, type ProviderSlug } from './drivers/sim.js';
 import { startWithReceiver, type GatewayWithReceiver } from './gateway.js';
 import { eventually } from './eventually.js';
 
@@ -50,13 +51,8 @@ export class ScenarioProbe {
   constructor(private readonly setup: () => GatewayWithReceiver) {}
 
   /** A simulator action as a script calls it; 200 with the gateway's answer. */
-  async act(provider: string, ref: string, action: string) {
-    const res = await fetch(`${this.setup().gw.url}/sim/${provider}/payments/${ref}/${action}`, {
-      method: 'POST',
-    });
-    const text = await res.text();
-    assert.equal(res.status, 200, text);
-    return JSON.parse(text) as { gateway_status: number; gateway_body: string };
+  act(provider: ProviderSlug, ref: string, action: string) {
+    return simAct(this.setup().gw, provider, ref, action);
   }
 
   /** Creates a payment (201) and reads back its provider reference. */

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { verifyWebhook } from '../../sdk/src/index.js';
-import type { AppWithSecrets } from '../../src/services/apps.js';
+import type { AppWithSecrets } from '../helpers/contract.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { paidPayment } from '../helpers/payments.js';
 import { Receiver } from '../helpers/receiver.js';

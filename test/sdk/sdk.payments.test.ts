@@ -21,7 +21,7 @@ import {
   type CreatePaymentParams,
 } from '../../sdk/src/index.js';
 import { freePort } from '../../scripts/net.js';
-import type { AppWithSecrets } from '../../src/services/apps.js';
+import type { AppWithSecrets } from '../helpers/contract.js';
 import { count, HEX32, RFC3339_UTC } from '../helpers/core.js';
 import { FaultProxy } from '../helpers/faultProxy.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { SCAN_ROWS } from '../../../src/db/paymentScan.js';
-import type { AppWithSecrets } from '../../../src/services/apps.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
 import { assertStatus, sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 

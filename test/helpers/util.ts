@@ -1,0 +1,15 @@
+/** Small pieces several tests need. */
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A seeded generator (mulberry32): a fuzz test's inputs replay from its seed. */
+export function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
