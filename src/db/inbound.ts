@@ -69,20 +69,29 @@ export async function archiveInbound(
     bodySha256.toString('hex'),
     truncated,
   ];
-  if (paymentId === null) {
+  const archiveOnly = async () => {
     const res = await db.query<{ id: string }>({
       name: 'inbound_archive',
       text: ARCHIVE_SQL,
       values,
     });
     return { id: Number(res.rows[0]?.id), truncated, bodySha256, payment: null };
+  };
+  if (paymentId === null) return archiveOnly();
+  let row: (PaymentRow & { archive_id: string; id: string | null }) | undefined;
+  try {
+    const res = await db.query<PaymentRow & { archive_id: string; id: string | null }>({
+      name: 'inbound_archive_payment',
+      text: ARCHIVE_WITH_PAYMENT_SQL,
+      values: [...values, paymentId],
+    });
+    row = res.rows[0];
+  } catch {
+    // Whatever made the read of payments fail (a lock wait cancelled, a timeout) must not cost
+    // the archive, which comes before anything else can fail (the statement changed nothing):
+    // the archive alone, and the payment is looked up later as without a hint.
+    return archiveOnly();
   }
-  const res = await db.query<PaymentRow & { archive_id: string; id: string | null }>({
-    name: 'inbound_archive_payment',
-    text: ARCHIVE_WITH_PAYMENT_SQL,
-    values: [...values, paymentId],
-  });
-  const row = res.rows[0];
   if (!row) throw new Error('inbound archive returned no row');
   const { archive_id: archiveId, ...payment } = row;
   return {

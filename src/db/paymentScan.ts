@@ -112,7 +112,7 @@ function scan(
 }
 
 interface ScanRow extends PaymentListRow {
-  scan_n: string;
+  scan_n: number;
   scan_match: boolean;
   scan_branch: number;
 }
@@ -197,7 +197,7 @@ export function pageOf(rows: ScanRow[], limit: number): PaymentPage {
   });
   let boundary = rows.length;
   for (const [branch, { index, row }] of last) {
-    const stopped = count.get(branch) === limit + 1 || Number(row.scan_n) === SCAN_ROWS;
+    const stopped = count.get(branch) === limit + 1 || row.scan_n === SCAN_ROWS;
     if (stopped && index < boundary) boundary = index;
   }
   const page: PaymentListRow[] = [];

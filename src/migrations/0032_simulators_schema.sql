@@ -15,4 +15,8 @@ BEGIN
   IF NOT EXISTS (SELECT 1 FROM sim_objects) THEN
     DROP TABLE sim_objects;
   END IF;
+EXCEPTION
+  -- The simulators' own first migration copied and dropped it while this one waited for the
+  -- lock: nothing left to do.
+  WHEN undefined_table THEN NULL;
 END $$;

@@ -36,8 +36,10 @@ export const TRANSMISSION_MEMORY_DAYS = 5;
 
 /** How soon a provider should redeliver an event the gateway could not confirm. */
 const UNCONFIRMED_RETRY_AFTER_SECONDS = 60;
+/** How long the payment read with the archive is trusted as current (see its use). */
+const FRESH_PAYMENT_MS = 5;
 
-/** The outcome record is the request's last write: committed synchronously (db/pool.ts). */
+/** The request's last write (the outcome record, or the finalization that records it) commits synchronously (db/pool.ts). */
 export type InboundDeps = ProviderEventDeps;
 
 /** What an unauthenticated sender may cost: archived bytes and bad signatures per source. */
@@ -61,8 +63,8 @@ const ACKS: Record<Applied['effect'], Ack> = {
 };
 
 /**
- * docs/api.md#provider-webhooks in its order: archive the raw body, verify the provider's signature, parse
- * the event, locate its payment, dispatch it to the use case that owns the action (which
+ * docs/api.md#provider-webhooks in its order: archive the raw body, verify the provider's signature, take
+ * the event (parsed once before the archive, its error raised only here), locate its payment, dispatch it to the use case that owns the action (which
  * changes state and enqueues the outbound delivery in one transaction). A rejected
  * body is archived truncated with its size and hash; a source that has used up its
  * bad-signature allowance is verified first and, if it fails, answered 429 unarchived.
@@ -104,6 +106,7 @@ export async function handleProviderWebhook(
   // raised where the event is parsed below) names the payment the archive's statement reads.
   const parsed = parseOnce(provider, headers, rawBody);
   const hinted = 'event' in parsed ? paymentIdHint(parsed.event) : null;
+  const archivedAt = performance.now();
   const archived = await archiveInbound(
     deps.pool,
     slug,
@@ -147,8 +150,10 @@ export async function handleProviderWebhook(
       });
       return NONE;
     }
+    // The row read with the archive is used only while fresh: a verification that went to the
+    // network (a PayPal certificate, its verify API) leaves time for the payment to change.
     const payment =
-      archived.payment && hinted !== null && paymentIdHint(event) === hinted
+      archived.payment && performance.now() - archivedAt < FRESH_PAYMENT_MS
         ? ownPayment(archived.payment, slug)
         : await locatePayment(deps.pool, slug, event);
     paymentId = payment.id;

@@ -40,8 +40,7 @@ export async function locatePayment(
       throw new BadReference(`malformed payment id ${JSON.stringify(ev.paymentId)}`);
     const p = await findPayment(db, ev.paymentId);
     if (!p) throw new EventRejected(apiError('unknown_payment'), 'unknown_payment');
-    if (p.provider !== slug) throw new BadReference(`payment ${p.id} belongs to another provider`);
-    return p;
+    return ownPayment(p, slug);
   }
   if (ev.providerRef !== undefined) {
     const p = await findPaymentByProviderRef(db, slug, ev.providerRef);

@@ -73,7 +73,7 @@ export const reportRoutes = defineRoutes(
         MODE,
         q('status', PARAMS.paymentStatus),
         LIMIT,
-        q('before', { type: 'string' }, 'The id of the last row of the previous page.'),
+        q('before', { type: 'string' }, "The previous page's `next_before`."),
         q('q', PARAMS.q),
         q('app_id', PARAMS.appId),
         q('created_from', PARAMS.time, 'created_at from (inclusive).'),

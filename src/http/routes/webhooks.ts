@@ -72,7 +72,8 @@ export const webhookRoutes = defineRoutes<string>(
       handler: async (req, reply) => {
         try {
           const ack = await handleProviderWebhook(deps, slug, req.headers, rawBody(req), req.ip);
-          // Its last write, the archived outcome, committed synchronously.
+          // Its last write (the archived outcome, or the finalization recording it) committed
+          // synchronously.
           markDurable(req);
           return sendJson(reply, 200, ack);
         } catch (err) {

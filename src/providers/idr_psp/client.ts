@@ -216,8 +216,7 @@ async function chargeQr(
 /**
  * The status API's 404 for an order the provider registered (we hold its Snap token): the
  * buyer has not chosen a channel on the page yet, so there is no transaction. The payment
- * stays payable until the page lapses (on the gateway's clock, ctx.now); after that nobody
- * can ever pay it.
+ * stays payable until the page lapses (gateway's clock); after that nobody can ever pay it.
  */
 function unchosenSnapOrder(ref: ProviderPaymentRef, a: WireAnswer, nowMs: number): InboundAction {
   const method = ref.method ? METHODS[ref.method] : undefined;

@@ -19,7 +19,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { freePort } from '../../../scripts/net.js';
-import { databaseUrl } from '../../helpers/db.js';
+import { createTestDatabase, databaseUrl } from '../../helpers/db.js';
+import pg from 'pg';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const cleanups: (() => void)[] = [];
@@ -167,5 +168,34 @@ test('a DATABASE_URL naming a database that does not exist stops the start with 
     stderr:
       `startup error: the database at ${url.hostname}:${url.port || 5432} answered 3D000 ` +
       `database "${missing}" does not exist: create it, or correct the database name in DATABASE_URL\n`,
+  });
+});
+
+test('behind a transaction pooler, a database whose commits do not flush stops the start with one line', async () => {
+  // A pooler in transaction mode takes no session settings, so the gateway's synchronous
+  // commits (its durability barrier) are the server's default: off must not start.
+  const db = await createTestDatabase();
+  cleanups.push(() => void db.drop().catch(() => undefined));
+  const c = new pg.Client({ connectionString: db.url });
+  await c.connect();
+  await c.query(`ALTER DATABASE ${db.name} SET synchronous_commit = off`);
+  await c.end();
+  const url = new URL(db.url);
+  const run = startGatewayProcess({
+    ...secrets,
+    DATA_DIR: path.join(privateDir(), 'data'),
+    PORT: String(await freePort()),
+    DATABASE_URL: db.url,
+    DATABASE_POOL_MODE: 'transaction',
+    DATABASE_DIRECT_URL: db.url,
+    LOG_LEVEL: 'info',
+  });
+  assert.equal(await run.exited, 1);
+  assert.deepEqual(run.out(), {
+    stdout: '',
+    stderr:
+      `startup error: the database at ${url.hostname}:${url.port || 5432} commits without flushing ` +
+      `(synchronous_commit = off for this connection): set it to on for the gateway's role or ` +
+      `database (ALTER ROLE ... SET synchronous_commit = on)\n`,
   });
 });

@@ -29,18 +29,21 @@ CREATE INDEX sim_objects_created_idx ON paygate_sim.sim_objects (created_at);
 DO $$
 DECLARE
   legacy regclass := to_regclass('sim_objects');
+  -- Its name as text, taken while it exists: a regclass of a table dropped meanwhile would
+  -- print as a bare number.
+  legacy_name text := legacy::text;
 BEGIN
   IF legacy IS NULL OR legacy = 'paygate_sim.sim_objects'::regclass THEN
     RETURN;
   END IF;
-  EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', legacy);
+  EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', legacy_name);
   EXECUTE format(
     'INSERT INTO paygate_sim.sim_objects
        (provider, kind, id, idempotency_key, data, created_at, updated_at)
      SELECT provider, kind, id, idempotency_key, data, created_at, updated_at FROM %s
      ON CONFLICT DO NOTHING',
-    legacy);
-  EXECUTE format('DROP TABLE %s', legacy);
+    legacy_name);
+  EXECUTE format('DROP TABLE %s', legacy_name);
 EXCEPTION
   -- The gateway's 0032 dropped it (empty) between the look and the lock: nothing to copy.
   WHEN undefined_table THEN NULL;
