@@ -98,6 +98,34 @@ function roleErrors(op: Operation): E.ErrorTable {
   );
 }
 
+/**
+ * An answer's example, with each required property it leaves out that its schema gives
+ * `examples` of its own (the first), in the schema's order: a field added to an answer carries its example in its
+ * schema, and every example of that answer shows it (docs/adr/0003).
+ */
+const firstExample = (prop: Json): unknown =>
+  Array.isArray(prop.examples) ? (prop.examples as unknown[])[0] : undefined;
+
+function withPropertyExamples(schemaName: string, example: unknown): unknown {
+  const schema = (
+    RESPONSE_SCHEMAS as Record<string, { properties?: Record<string, Json>; required?: string[] }>
+  )[schemaName];
+  if (!schema?.properties || typeof example !== 'object' || example === null) return example;
+  const given = example as Record<string, unknown>;
+  const missing = Object.entries(schema.properties).filter(
+    ([name, prop]) =>
+      !(name in given) && schema.required?.includes(name) && firstExample(prop) !== undefined,
+  );
+  if (missing.length === 0) return example;
+  const out: Record<string, unknown> = {};
+  for (const [name, prop] of Object.entries(schema.properties)) {
+    if (name in given) out[name] = given[name];
+    else if (missing.some(([m]) => m === name)) out[name] = firstExample(prop);
+  }
+  for (const [name, value] of Object.entries(given)) if (!(name in out)) out[name] = value;
+  return out;
+}
+
 function renderOperation(op: Operation): Json {
   const responses: Json = {};
   const errors = E.merge(
@@ -113,7 +141,9 @@ function renderOperation(op: Operation): Json {
     const ok = op.ok[status];
     if (ok && 'schema' in ok) {
       const media: Json = { schema: { $ref: `#/components/schemas/${ok.schema}` } };
-      if (ok.example !== undefined) media.examples = { example: { value: ok.example } };
+      if (ok.example !== undefined) {
+        media.examples = { example: { value: withPropertyExamples(ok.schema, ok.example) } };
+      }
       responses[status] = {
         description: ok.description,
         content: { 'application/json': media },
