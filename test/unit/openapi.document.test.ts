@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { buildOpenApiDocument } from '../../src/http/openapi/document.js';
+import { buildOpenApiDocument, withPropertyExamples } from '../../src/http/openapi/document.js';
 import { openApiJson } from '../../src/http/openapi/file.js';
 import { CREATE_PAYMENT, CREATE_REFUND } from '../../src/domain/schemas.js';
 
@@ -84,4 +84,22 @@ test('every request and response example matches its schema', () => {
     assert.ok(validate, `schema at ${pointer}`);
     assert.ok(validate(value), `${at}: ${JSON.stringify(validate.errors)}`);
   }
+});
+
+test("an answer's example takes a required property it leaves out from the property's own examples, in the schema's order", () => {
+  const partial = {
+    refund_id: '0123456789abcdef0123456789abcdef',
+    payment_id: '0123456789abcdef0123456789abcdef',
+    status: 'succeeded',
+    amount_minor: 5000,
+    currency: 'IDR',
+    provider_ref: '',
+    reason: '',
+  };
+  const filled = withPropertyExamples('Refund', partial) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(filled), [...Object.keys(partial), 'created_at']);
+  assert.equal(filled.created_at, '2025-01-02T03:04:05.678Z');
+  // A whole example is left as it is (same object); an optional property is never added.
+  const whole = { ...partial, created_at: '2026-11-26T00:00:00.000Z' };
+  assert.equal(withPropertyExamples('Refund', whole), whole);
 });

@@ -106,7 +106,7 @@ function roleErrors(op: Operation): E.ErrorTable {
 const firstExample = (prop: Json): unknown =>
   Array.isArray(prop.examples) ? (prop.examples as unknown[])[0] : undefined;
 
-function withPropertyExamples(schemaName: string, example: unknown): unknown {
+export function withPropertyExamples(schemaName: string, example: unknown): unknown {
   const schema = (
     RESPONSE_SCHEMAS as Record<string, { properties?: Record<string, Json>; required?: string[] }>
   )[schemaName];
