@@ -117,18 +117,18 @@ function typeOf(schema: JsonSchema): string | undefined {
 
 const REF = '#/components/schemas/';
 
-function compile(schema: JsonSchema): Writer {
+function compile(schema: JsonSchema, lenient = false): Writer {
   if (schema.$ref) {
     if (!schema.$ref.startsWith(REF)) throw new Error(`unknown $ref ${schema.$ref}`);
     const name = schema.$ref.slice(REF.length) as ResponseSchemaName;
     if (!(name in RESPONSE_SCHEMAS)) throw new Error(`unknown schema ${name}`);
-    return (v) => serializerFor(name)(v);
+    return lenient ? (v) => lenientWriterFor(name)(v) : (v) => serializerFor(name)(v);
   }
   const alternatives = schema.anyOf ?? schema.oneOf;
   if (alternatives) {
     // `anyOf: [X, {type: 'null'}]` is a nullable X; several shapes are written as they are.
     const shapes = alternatives.filter((s) => s.type !== 'null');
-    return shapes.length === 1 ? compile(shapes[0] as JsonSchema) : anyJson;
+    return shapes.length === 1 ? compile(shapes[0] as JsonSchema, lenient) : anyJson;
   }
   if (schema.const !== undefined) return anyJson;
   switch (typeOf(schema)) {
@@ -140,9 +140,9 @@ function compile(schema: JsonSchema): Writer {
     case 'boolean':
       return nullOr(writeBoolean);
     case 'array':
-      return schema.items ? nullOr(arrayWriter(compile(schema.items))) : anyJson;
+      return schema.items ? nullOr(arrayWriter(compile(schema.items, lenient))) : anyJson;
     case 'object':
-      return schema.properties ? objectWriter(schema) : anyJson;
+      return schema.properties ? objectWriter(schema, lenient) : anyJson;
     default:
       return anyJson;
   }
@@ -170,16 +170,21 @@ function arrayWriter(item: Writer): Writer {
  * does): the keys are literals, strings and integers are written inline, other parts call their
  * compiled writers. Only names and writers from the schema reach the code, as JSON literals.
  */
-function objectWriter(schema: JsonSchema): Writer {
-  const required = new Set(schema.required ?? []);
+function objectWriter(schema: JsonSchema, lenient: boolean): Writer {
+  // Lenient (the generic path of sendJson): a property missing in the body is left out, as
+  // JSON.stringify leaves out undefined, whether the schema requires it or not; the body is
+  // an answer already built, so properties are read by their own names (no `from`, no
+  // `whenNull`).
+  const required = new Set(lenient ? [] : (schema.required ?? []));
   const writers: Writer[] = [];
   const lines: string[] = ['let out = "{";', 'let sep = "";', 'let x;'];
   // While every property so far is required, whether a comma comes is known here.
   let known = true;
   Object.entries(schema.properties ?? {}).forEach(([name, s], i) => {
-    const source = s[SOURCE];
+    // The lenient writer writes an answer already built (keys are the answer's names), not a row.
+    const source = lenient ? undefined : s[SOURCE];
     const column = JSON.stringify(source?.from ?? name);
-    writers.push(compile(s));
+    writers.push(compile(s, lenient));
     const type = s.$ref || s.anyOf || s.oneOf || s.const !== undefined ? undefined : typeOf(s);
     let value =
       type === 'string'
@@ -236,6 +241,23 @@ export function serializerFor(name: ResponseSchemaName): Writer {
       return inner(v);
     };
     compiled.set(name, w);
+  }
+  return w;
+}
+
+const lenientCompiled = new Map<ResponseSchemaName, Writer>();
+
+/**
+ * The writer of a named schema for the generic path (sendJson of a route that declares the
+ * schema for its status): like serializerFor, except that a missing property, required or
+ * not, is left out as JSON.stringify leaves out undefined, so it never throws on a body the
+ * handler built (docs/adr/0003, addendum).
+ */
+export function lenientWriterFor(name: ResponseSchemaName): Writer {
+  let w = lenientCompiled.get(name);
+  if (!w) {
+    w = compile(RESPONSE_SCHEMAS[name], true);
+    lenientCompiled.set(name, w);
   }
   return w;
 }

@@ -1,6 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorReply, type FixedTextKind } from '../domain/errors.js';
 import { parseStorableJson } from '../domain/jsonInput.js';
+import { exactJson } from '../domain/exactJson.js';
+import type { ResponseSchemaName } from '../domain/responseSchemas.js';
+import { lenientWriterFor } from '../domain/serialize.js';
 
 export function sendText(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/plain; charset=utf-8').send(body);
@@ -12,11 +15,49 @@ export function sendError(reply: FastifyReply, kind: FixedTextKind): FastifyRepl
   return sendText(reply, status, body);
 }
 
+/** The route config key under which mountRoutes puts a route's response schemas by status. */
+export const RESPONSE_SCHEMAS_CONFIG = 'responseSchemas';
+
+export type ResponseSchemasByStatus = Readonly<Record<number, ResponseSchemaName>>;
+
+/**
+ * Routes whose declared schema is not used to write the answer, because the writer's text
+ * would differ from today's (docs/adr/0003, addendum, lists them and why). Keyed by schema.
+ */
+const NOT_SCHEMA_WRITTEN: ReadonlySet<ResponseSchemaName> = new Set<ResponseSchemaName>([]);
+
+/** Under the test runner, every schema-written answer is compared with the old text. */
+const CHECK = process.env.PAYGATE_TEST_RUN !== undefined;
+
+/**
+ * A JSON answer. A body already written (a string) is sent as it is. Otherwise, when the
+ * route declares a response schema for this status (its contract's `ok`), the body is
+ * written by that schema's compiled writer (src/domain/serialize.ts, lenient: a missing
+ * property is left out); else by JSON.stringify.
+ */
 export function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
   return reply
     .code(status)
     .type('application/json; charset=utf-8')
-    .send(typeof body === 'string' ? body : JSON.stringify(body));
+    .send(typeof body === 'string' ? body : jsonText(reply, status, body));
+}
+
+function jsonText(reply: FastifyReply, status: number, body: unknown): string {
+  const config = reply.request.routeOptions.config as {
+    [RESPONSE_SCHEMAS_CONFIG]?: ResponseSchemasByStatus;
+  };
+  const name = config[RESPONSE_SCHEMAS_CONFIG]?.[status];
+  if (name === undefined || body === undefined || NOT_SCHEMA_WRITTEN.has(name)) {
+    return JSON.stringify(body);
+  }
+  const text = lenientWriterFor(name)(body);
+  if (CHECK) {
+    const old = exactJson(body);
+    if (text !== old) {
+      throw new Error(`schema ${name} writes a different answer:\n${text}\ninstead of\n${old}`);
+    }
+  }
+  return text;
 }
 
 /** The raw request bytes: every body is read as a Buffer (signatures cover exact bytes). */

@@ -1,6 +1,5 @@
 /** Balances, the ledger and payouts (docs/api.md#ledger), behind the admin guard. */
 import { payoutWindow } from '../../domain/adminQuery.js';
-import { exactJson } from '../../domain/exactJson.js';
 import { CURRENCY_EXPONENT } from '../../domain/money.js';
 import { PARAMS } from '../../domain/schemas.js';
 import { LEDGER_TYPES, PROVIDERS } from '../../domain/types.js';
@@ -75,7 +74,7 @@ export const moneyRoutes = defineRoutes(
   ({ gw }) => {
     const deps = reportDeps(gw);
     return {
-      balances: async (_req, reply) => sendJson(reply, 200, exactJson(await balances(deps))),
+      balances: async (_req, reply) => sendJson(reply, 200, await balances(deps)),
       listLedger: async (req, reply) => {
         const body = await listLedger(gw.pool, {
           limit: one(req, 'limit'),

@@ -5,7 +5,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { apiError } from '../../domain/errors.js';
-import { exactJson } from '../../domain/exactJson.js';
 import { PARAMS } from '../../domain/schemas.js';
 import { PROVIDERS } from '../../domain/types.js';
 import { reconciliationDeps, type Gateway } from '../../gateway.js';
@@ -315,7 +314,7 @@ export const reconciliationRoutes = defineRoutes(
       );
     return {
       getReconciliation: async (req, reply) =>
-        sendJson(reply, 200, exactJson(await getReconciliation(gw.pool, target(req)))),
+        sendJson(reply, 200, await getReconciliation(gw.pool, target(req))),
       runReconciliation: async (req, reply) => {
         const body = jsonBody(req);
         if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -323,7 +322,7 @@ export const reconciliationRoutes = defineRoutes(
         }
         const t = parseTarget(body as Record<string, unknown>, gw.now());
         const audit = requestAudit(req, 'reconciliation.run');
-        return sendJson(reply, 200, exactJson(await runReconciliation(deps, t, 'operator', audit)));
+        return sendJson(reply, 200, await runReconciliation(deps, t, 'operator', audit));
       },
       importSettlementFile: {
         bodyLimit: gw.config.reconciliation.importMaxBytes,

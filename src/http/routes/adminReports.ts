@@ -3,7 +3,6 @@
  * admin guard.
  */
 import { parseDays, parseListLimit, reportWindow, resolveMode } from '../../domain/adminQuery.js';
-import { exactJson } from '../../domain/exactJson.js';
 import { serialize } from '../../domain/serialize.js';
 import { parsePaymentSearch } from '../../domain/paymentSearch.js';
 import { PARAMS } from '../../domain/schemas.js';
@@ -139,12 +138,12 @@ export const reportRoutes = defineRoutes(
           asOf,
         );
         const body = await summary(gw.pool, w, resolveMode(one(req, 'mode')), asOf);
-        return sendJson(reply, 200, exactJson(body));
+        return sendJson(reply, 200, body);
       },
       timeseries: async (req, reply) => {
         const days = parseDays(one(req, 'days'));
         const body = await timeseries(gw.pool, days, resolveMode(one(req, 'mode')), now());
-        return sendJson(reply, 200, exactJson(body));
+        return sendJson(reply, 200, body);
       },
       listPayments: async (req, reply) => {
         const body = await listPayments(gw.pool, {

@@ -12,6 +12,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { Gateway } from '../../gateway.js';
 import type { Operation } from '../openapi/types.js';
+import { RESPONSE_SCHEMAS_CONFIG, type ResponseSchemasByStatus } from '../reply.js';
 
 export type RouteHandler = (req: FastifyRequest, reply: FastifyReply) => unknown;
 
@@ -73,9 +74,22 @@ export function mountRoutes<C>(app: FastifyInstance, group: RouteGroup<C>, ctx: 
       method: op.method.toUpperCase() as HTTPMethods,
       url: fastifyUrl(op.path),
       handler,
+      config: { [RESPONSE_SCHEMAS_CONFIG]: responseSchemas(op) },
       ...(bodyLimit !== undefined ? { bodyLimit } : {}),
     });
   }
+}
+
+/**
+ * The route's declared JSON answers by status: sendJson writes a body for one of these
+ * statuses with the schema's compiled writer (docs/adr/0003, addendum).
+ */
+function responseSchemas(op: Operation): ResponseSchemasByStatus {
+  const out: Record<number, ResponseSchemasByStatus[number]> = {};
+  for (const [status, answer] of Object.entries(op.ok)) {
+    if ('schema' in answer) out[Number(status)] = answer.schema;
+  }
+  return out;
 }
 
 /** Every operation of the scopes, in the order they are registered. */
