@@ -22,7 +22,8 @@ export type ResponseSchemasByStatus = Readonly<Record<number, ResponseSchemaName
 
 /**
  * Routes whose declared schema is not used to write the answer, because the writer's text
- * would differ from today's (docs/adr/0003, addendum, lists them and why). Keyed by schema.
+ * would differ from today's (docs/adr/0003, addendum, lists them and why). Keyed by schema;
+ * none today.
  */
 const NOT_SCHEMA_WRITTEN: ReadonlySet<ResponseSchemaName> = new Set<ResponseSchemaName>([]);
 
@@ -43,10 +44,10 @@ export function sendJson(reply: FastifyReply, status: number, body: unknown): Fa
 }
 
 function jsonText(reply: FastifyReply, status: number, body: unknown): string {
-  const config = reply.request.routeOptions.config as {
-    [RESPONSE_SCHEMAS_CONFIG]?: ResponseSchemasByStatus;
-  };
-  const name = config[RESPONSE_SCHEMAS_CONFIG]?.[status];
+  // A reply outside a mounted route (the not-found and error handlers) has no such config.
+  const config = reply.request.routeOptions?.config as
+    { [RESPONSE_SCHEMAS_CONFIG]?: ResponseSchemasByStatus } | undefined;
+  const name = config?.[RESPONSE_SCHEMAS_CONFIG]?.[status];
   if (name === undefined || body === undefined || NOT_SCHEMA_WRITTEN.has(name)) {
     return JSON.stringify(body);
   }
