@@ -163,15 +163,15 @@ export async function benchStorage(db: BenchDatabase, s: BenchSettings) {
   // run once the run's objects are past the retention (their times moved back 31 days), then
   // what sim_objects holds after VACUUM FULL.
   await client.query(
-    `UPDATE sim_objects SET created_at = created_at - interval '31 days',
+    `UPDATE paygate_sim.sim_objects SET created_at = created_at - interval '31 days',
        updated_at = updated_at - interval '31 days'`,
   );
   let simPurged = 0;
   for (let n = -1; n !== 0; simPurged += n) n = await purgeOldSimObjects(client, 30, 5000);
-  await client.query('VACUUM FULL sim_objects');
+  await client.query('VACUUM FULL paygate_sim.sim_objects');
   const simLeft = await client.query<{ rows: string; bytes: string }>(
-    `SELECT (SELECT count(*) FROM sim_objects) AS rows,
-       pg_total_relation_size('sim_objects') AS bytes`,
+    `SELECT (SELECT count(*) FROM paygate_sim.sim_objects) AS rows,
+       pg_total_relation_size('paygate_sim.sim_objects') AS bytes`,
   );
   await client.end();
 

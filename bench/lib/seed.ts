@@ -55,7 +55,7 @@ export async function seedPayments(
  * The provider's side of seeded initiated payments: each one settled at the idr_psp
  * simulator for its own amount, as if the buyer had paid, so a settlement notification the
  * gateway confirms with the status API (docs/providers/idr_psp.md) is borne out. One
- * statement, in the simulator's stored shape (sim_objects, kind 'transaction').
+ * statement, in the simulator's stored shape (paygate_sim.sim_objects, kind 'transaction').
  */
 export async function settleAtProvider(databaseUrl: string, ids: string[]): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -63,7 +63,7 @@ export async function settleAtProvider(databaseUrl: string, ids: string[]): Prom
   try {
     const now = Date.now();
     await client.query(
-      `INSERT INTO sim_objects (provider, kind, id, data)
+      `INSERT INTO paygate_sim.sim_objects (provider, kind, id, data)
        SELECT 'idr_psp', 'transaction', p.id, jsonb_build_object(
          'order_id', p.id, 'transaction_id', 'tx-' || p.id, 'token', NULL, 'flow', 'charge',
          'channel', 'other_qris', 'gross_amount', p.amount_minor, 'currency', 'IDR',
