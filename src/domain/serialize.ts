@@ -19,61 +19,24 @@
  *   has no such column) and throws, so a field added to a schema without its column fails its
  *   test at once;
  * - free-form parts (metadata, anyOf of several shapes, const) are written like JSON.stringify
- *   writes them, bigints exact (writeJson).
+ *   writes them, bigints exact (exactJson).
  */
+import { exactJson } from './exactJson.js';
 import { SOURCE, type JsonSchema } from './jsonSchema.js';
 import { RESPONSE_SCHEMAS, type ResponseSchemaName } from './responseSchemas.js';
 
 type Writer = (value: unknown) => string;
 
 /**
- * Any value as JSON.stringify writes it, except that a bigint is written as its exact digits
- * (JSON.stringify throws on one). Undefined (and functions, symbols) at the top give
- * undefined, as JSON.stringify does.
- */
-export function writeJson(value: unknown): string | undefined {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'bigint':
-      return value.toString();
-    case 'object': {
-      if (value === null) return 'null';
-      const toJSON = (value as { toJSON?: unknown }).toJSON;
-      if (typeof toJSON === 'function') return writeJson(toJSON.call(value, ''));
-      if (Array.isArray(value)) {
-        let out = '[';
-        for (let i = 0; i < value.length; i++) {
-          if (i > 0) out += ',';
-          out += writeJson(value[i]) ?? 'null';
-        }
-        return out + ']';
-      }
-      let out = '{';
-      let first = true;
-      for (const key of Object.keys(value)) {
-        const v = writeJson((value as Record<string, unknown>)[key]);
-        if (v === undefined) continue;
-        out += (first ? '' : ',') + JSON.stringify(key) + ':' + v;
-        first = false;
-      }
-      return out + '}';
-    }
-    default:
-      return JSON.stringify(value);
-  }
-}
-
-/**
  * A free-form part (metadata) in a property: JSON.stringify's own native writer, and only
- * for a value holding a bigint, on which it throws, writeJson.
+ * for a value holding a bigint, on which it throws, exactJson.
  */
 function anyJson(value: unknown): string {
   try {
     return JSON.stringify(value) ?? 'null';
   } catch (err) {
     if (!(err instanceof TypeError) || !/BigInt/.test(err.message)) throw err;
-    return writeJson(value) ?? 'null';
+    return exactJson(value) ?? 'null';
   }
 }
 

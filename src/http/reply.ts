@@ -20,13 +20,6 @@ export const RESPONSE_SCHEMAS_CONFIG = 'responseSchemas';
 
 export type ResponseSchemasByStatus = Readonly<Record<number, ResponseSchemaName>>;
 
-/**
- * Routes whose declared schema is not used to write the answer, because the writer's text
- * would differ from today's (docs/adr/0003, addendum, lists them and why). Keyed by schema;
- * none today.
- */
-const NOT_SCHEMA_WRITTEN: ReadonlySet<ResponseSchemaName> = new Set<ResponseSchemaName>([]);
-
 /** Under the test runner, every schema-written answer is compared with the old text. */
 const CHECK = process.env.PAYGATE_TEST_RUN !== undefined;
 
@@ -48,7 +41,7 @@ function jsonText(reply: FastifyReply, status: number, body: unknown): string {
   const config = reply.request.routeOptions?.config as
     { [RESPONSE_SCHEMAS_CONFIG]?: ResponseSchemasByStatus } | undefined;
   const name = config?.[RESPONSE_SCHEMAS_CONFIG]?.[status];
-  if (name === undefined || body === undefined || NOT_SCHEMA_WRITTEN.has(name)) {
+  if (name === undefined || body === undefined) {
     return JSON.stringify(body);
   }
   const text = lenientWriterFor(name)(body);

@@ -39,7 +39,10 @@ const UNCONFIRMED_RETRY_AFTER_SECONDS = 60;
 /** How long the payment read with the archive is trusted as current (see its use). */
 const FRESH_PAYMENT_MS = 5;
 
-/** The request's last write (the outcome record, or the finalization that records it) commits synchronously (db/pool.ts). */
+/**
+ * The request's last write (the outcome record, or the finalization that records it) commits
+ * synchronously (db/pool.ts).
+ */
 export type InboundDeps = ProviderEventDeps;
 
 /** What an unauthenticated sender may cost: archived bytes and bad signatures per source. */
@@ -63,9 +66,10 @@ const ACKS: Record<Applied['effect'], Ack> = {
 };
 
 /**
- * docs/api.md#provider-webhooks in its order: archive the raw body, verify the provider's signature, take
- * the event (parsed once before the archive, its error raised only here), locate its payment, dispatch it to the use case that owns the action (which
- * changes state and enqueues the outbound delivery in one transaction). A rejected
+ * docs/api.md#provider-webhooks in its order: archive the raw body, verify the provider's
+ * signature, take the event (parsed once before the archive, its error raised only here),
+ * locate its payment, dispatch it to the use case that owns the action (which changes state
+ * and enqueues the outbound delivery in one transaction). A rejected
  * body is archived truncated with its size and hash; a source that has used up its
  * bad-signature allowance is verified first and, if it fails, answered 429 unarchived.
  */

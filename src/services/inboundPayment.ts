@@ -13,9 +13,13 @@ import { EventRejected } from './providerEvent.js';
  * and no subscription lookup comes before it; otherwise null (locatePayment reads alone).
  */
 export function paymentIdHint(ev: InboundEvent): string | null {
-  const subscriptionScoped = ev.action.kind === 'renewal' || ev.action.kind === 'subscription';
-  if (subscriptionScoped && ev.subscriptionId) return null;
+  if (subscriptionScoped(ev) && ev.subscriptionId) return null;
   return ev.paymentId !== undefined && isPaymentId(ev.paymentId) ? ev.paymentId : null;
+}
+
+/** A renewal or subscription event names its payment by the subscription first. */
+function subscriptionScoped(ev: InboundEvent): boolean {
+  return ev.action.kind === 'renewal' || ev.action.kind === 'subscription';
 }
 
 /** locatePayment's checks on a payment found by our id. */
@@ -30,8 +34,8 @@ export async function locatePayment(
   slug: ProviderSlug,
   ev: InboundEvent,
 ): Promise<PaymentRow> {
-  const subscriptionScoped = ev.action.kind === 'renewal' || ev.action.kind === 'subscription';
-  if (subscriptionScoped && ev.subscriptionId) {
+  const bySubscription = subscriptionScoped(ev);
+  if (bySubscription && ev.subscriptionId) {
     const first = await findFirstSubscriptionPayment(db, slug, ev.subscriptionId);
     if (first) return first;
   }
@@ -47,7 +51,7 @@ export async function locatePayment(
     if (!p) throw new BadReference(`unknown provider reference ${JSON.stringify(ev.providerRef)}`);
     return p;
   }
-  if (subscriptionScoped)
+  if (bySubscription)
     throw new BadReference(`unknown subscription ${JSON.stringify(ev.subscriptionId)}`);
   throw new BadReference('event carries no payment reference');
 }

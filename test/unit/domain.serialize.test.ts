@@ -12,7 +12,7 @@ import type { RefundListRow } from '../../src/db/reportLists.js';
 import { exactJson } from '../../src/domain/exactJson.js';
 import { SOURCE, type JsonSchema } from '../../src/domain/jsonSchema.js';
 import { RESPONSE_SCHEMAS } from '../../src/domain/responseSchemas.js';
-import { serialize, writerFor, writeJson } from '../../src/domain/serialize.js';
+import { serialize, writerFor } from '../../src/domain/serialize.js';
 
 // ----------------------------------------------- the views the writers replaced (reference)
 
@@ -360,11 +360,11 @@ describe('the writer itself', () => {
     assert.match(serialize('Refund', { ...row, amount_minor: '1e3' }), /"amount_minor":"1e3",/);
   });
 
-  test('writeJson is JSON.stringify with exact bigints', () => {
+  test("exactJson (the free-form parts' writer) is JSON.stringify with exact bigints", () => {
     const r = rng(7);
     for (let i = 0; i < ROWS; i++) {
       const v = metadataValue(r, 0);
-      assert.equal(writeJson(v), JSON.stringify(v));
+      assert.equal(exactJson(v), JSON.stringify(v));
     }
     const odd = {
       u: undefined,
@@ -374,10 +374,10 @@ describe('the writer itself', () => {
       list: [undefined, () => 1, NaN, -0, Infinity],
       nested: { toJSON: () => ({ ok: 1 }) },
     };
-    assert.equal(writeJson(odd), JSON.stringify(odd));
-    assert.equal(writeJson(undefined), undefined);
+    assert.equal(exactJson(odd), JSON.stringify(odd));
+    assert.equal(exactJson(undefined), undefined);
     assert.equal(
-      writeJson({ a: 5n, list: [9223372036854775817n, -1n], s: ':5' }),
+      exactJson({ a: 5n, list: [9223372036854775817n, -1n], s: ':5' }),
       '{"a":5,"list":[9223372036854775817,-1],"s":":5"}',
     );
   });
