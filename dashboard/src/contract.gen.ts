@@ -947,6 +947,8 @@ export interface components {
         raw_body_bytes: number;
         raw_body_sha256: string;
         raw_body_truncated: boolean;
+        /** @description Only when the stored body cannot be read back (raw_body is then ""): why (docs/api.md#inbound-events). */
+        raw_body_error?: string;
       }[];
     };
     Balances: {

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { PAYMENT_COLUMNS, type PaymentRow } from './payments.js';
 import type { Queryable } from './pool.js';
 import { storableText } from '../domain/storableText.js';
-import { packBody, unpackBody } from './inboundBody.js';
+import { packBody, readArchivedBody } from './inboundBody.js';
 
 /**
  * Headers of the connection and of content negotiation, not of the provider's message: they
@@ -183,8 +183,10 @@ export interface InboundEventRow {
   event_type: string | null;
   payment_id: string | null;
   outcome: string;
-  /** As received (inflated here when it was stored deflated). */
+  /** As received (inflated here when it was stored deflated); empty when body_error says why it cannot be read. */
   raw_body: Buffer;
+  /** Null, or why the stored body cannot be read (db/inboundBody.ts readArchivedBody). */
+  body_error: string | null;
   body_size: number;
   body_sha256: string;
   body_truncated: boolean;
@@ -195,7 +197,7 @@ export async function listInbound(
   paymentId: string | null,
   limit: number,
 ): Promise<InboundEventRow[]> {
-  const res = await db.query<InboundEventRow & { body_codec: number | null }>(
+  const res = await db.query<Omit<InboundEventRow, 'body_error'> & { body_codec: number | null }>(
     `SELECT id::int AS id, provider, received_at, signature_valid, event_type, payment_id, outcome, raw_body,
        body_codec, COALESCE(body_size, octet_length(raw_body)) AS body_size,
        COALESCE(body_sha256, encode(sha256(raw_body), 'hex')) AS body_sha256, body_truncated
@@ -203,8 +205,11 @@ export async function listInbound(
      ORDER BY received_at DESC, id DESC LIMIT $2`,
     [paymentId, limit],
   );
-  return res.rows.map(({ body_codec, ...r }) => ({
-    ...r,
-    raw_body: unpackBody(r.provider, r.raw_body, body_codec),
-  }));
+  return res.rows.map(({ body_codec, ...r }) => {
+    const read = readArchivedBody(r.provider, r.raw_body, body_codec, {
+      bytes: r.body_size,
+      sha256: r.body_sha256,
+    });
+    return { ...r, raw_body: read.body ?? Buffer.alloc(0), body_error: read.error };
+  });
 }

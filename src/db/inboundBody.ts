@@ -8,6 +8,7 @@
  * received, 1 (BODY_DEFLATED_V1) raw deflate with the dictionary below. A dictionary is never
  * changed once rows use it: other samples would be a new codec number beside this one.
  */
+import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
 export const BODY_DEFLATED_V1 = 1;
@@ -81,4 +82,40 @@ export function unpackBody(provider: string, stored: Buffer, codec: number | nul
     throw new Error(`inbound body codec ${codec} of ${provider} is not known`);
   }
   return inflateRawSync(stored, { windowBits: 15, dictionary });
+}
+
+/**
+ * An archived body read back for display, or why it cannot be (never a throw: one damaged
+ * row must not cost the list it is in). Raw deflate carries no checksum, so an inflated body
+ * is checked against the size and SHA-256 recorded when it was received; a body stored as
+ * received (codec NULL, truncated ones included) is shown as it is.
+ */
+export function readArchivedBody(
+  provider: string,
+  stored: Buffer,
+  codec: number | null,
+  received: { bytes: number; sha256: string },
+): { body: Buffer; error: null } | { body: null; error: string } {
+  if (codec === null) return { body: stored, error: null };
+  let body: Buffer;
+  try {
+    body = unpackBody(provider, stored, codec);
+  } catch (err) {
+    const known = codec === BODY_DEFLATED_V1 && DICTIONARIES_V1[provider] !== undefined;
+    const reason = known
+      ? `inflate failed: ${(err as Error).message}`
+      : `codec ${codec} is not known for ${provider}`;
+    return { body: null, error: `stored body could not be read: ${reason}` };
+  }
+  if (
+    body.length !== received.bytes ||
+    createHash('sha256').update(body).digest('hex') !== received.sha256
+  ) {
+    return {
+      body: null,
+      error:
+        'stored body could not be read: inflated body does not match raw_body_bytes and raw_body_sha256',
+    };
+  }
+  return { body, error: null };
 }

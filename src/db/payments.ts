@@ -148,10 +148,17 @@ export async function findPayment(db: Queryable, id: string): Promise<PaymentRow
 /**
  * The payment, its row locked for the caller's transaction: a dispute being recorded and a
  * refund being created for the same payment take turns, so each sees the other.
+ *
+ * FOR NO KEY UPDATE, not FOR UPDATE: the holder never changes the payment's key, and FOR
+ * UPDATE would also block the KEY SHARE lock that every foreign key check on the payment
+ * takes. A refund's settlement (its ledger entry and outbound event reference the payment)
+ * would then wait for a second refund request holding this lock, while that request waits
+ * in the one-active-refund index for the settlement's transaction: a deadlock, answered 500
+ * to one of them (docs/operations.md, "Concurrent refunds of one payment").
  */
 export async function lockPayment(tx: Queryable, id: string): Promise<PaymentRow | null> {
   const res = await tx.query<PaymentRow>(
-    `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = $1 FOR UPDATE`,
+    `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = $1 FOR NO KEY UPDATE`,
     [id],
   );
   return res.rows[0] ?? null;

@@ -42,19 +42,25 @@ export const DeliveryList = object({
 
 export const InboundEventList = object({
   events: arrayOf(
-    object({
-      id: { type: 'integer', minimum: 1 },
-      provider: str(),
-      received_at: timestamp,
-      signature_valid: { type: 'boolean' },
-      event_type: nullable(str()),
-      payment_id: nullable(str()),
-      outcome: str('What the gateway did (docs/api.md#inbound-events).'),
-      raw_body: str('The body as received (its first bytes when raw_body_truncated).'),
-      raw_body_bytes: { type: 'integer', minimum: 0 },
-      raw_body_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-      raw_body_truncated: { type: 'boolean' },
-    }),
+    object(
+      {
+        id: { type: 'integer', minimum: 1 },
+        provider: str(),
+        received_at: timestamp,
+        signature_valid: { type: 'boolean' },
+        event_type: nullable(str()),
+        payment_id: nullable(str()),
+        outcome: str('What the gateway did (docs/api.md#inbound-events).'),
+        raw_body: str('The body as received (its first bytes when raw_body_truncated).'),
+        raw_body_bytes: { type: 'integer', minimum: 0 },
+        raw_body_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+        raw_body_truncated: { type: 'boolean' },
+        raw_body_error: str(
+          'Only when the stored body cannot be read back (raw_body is then ""): why (docs/api.md#inbound-events).',
+        ),
+      },
+      ['raw_body_error'],
+    ),
   ),
 });
 

@@ -317,7 +317,11 @@ export function PaymentDetailPage({ id }: { id: string }) {
                     </div>
                     <details>
                       <summary>Raw body</summary>
-                      <RawBody body={e.raw_body} />
+                      {e.raw_body_error ? (
+                        <div class="error-text">{e.raw_body_error}</div>
+                      ) : (
+                        <RawBody body={e.raw_body} />
+                      )}
                     </details>
                   </li>
                 ))}

@@ -295,7 +295,7 @@ export const paymentActionRoutes = defineRoutes(
       },
       listInboundEvents: async (req, reply) =>
         sendJson(reply, 200, {
-          events: await listInboundEvents(gw.pool, query(req).payment_id ?? null),
+          events: await listInboundEvents(gw.pool, query(req).payment_id ?? null, req.log),
         }),
     };
   },

@@ -1,0 +1,190 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import type { DeliveryAttempt } from '../../../src/db/deliveries.js';
+import { enqueueEvent } from '../../../src/db/outbox.js';
+import { AttemptRecorder } from '../../../src/delivery/recorder.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
+import { eventually } from '../../helpers/eventually.js';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
+
+// The delivery-attempt recorder's fallback (src/delivery/recorder.ts, docs/operations.md
+// "Delivery attempts, written in batches"): when the one statement of a batch fails, its
+// attempts are written again one at a time; an attempt whose own write fails too is rejected
+// (the worker logs it and the delivery's lease runs out, so it is attempted again) and the
+// others are recorded. Real failures of real statements: a delivery's row held by another
+// transaction past the connection's lock_timeout, and a connection terminated under a batch.
+
+let gw: TestGateway;
+let app: AppWithSecrets;
+before(async () => {
+  // No delivery worker: the deliveries below are recorded by the test's recorder only.
+  gw = await startTestGateway({}, { workers: false });
+  app = await gw.createApp({ name: 'Recorder' });
+});
+after(() => gw?.stop());
+
+async function pendingDeliveries(n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const e = await enqueueEvent(gw.running.gw.pool, {
+      appId: app.app_id,
+      paymentId: null,
+      eventType: 'payment.succeeded',
+      body: `{"n":${i}}`,
+    });
+    assert.ok(e?.deliveryId);
+    ids.push(e.deliveryId);
+  }
+  return ids;
+}
+
+function attempt(deliveryId: string, statusCode: number): DeliveryAttempt {
+  return {
+    deliveryId,
+    verdict: 'delivered',
+    statusCode,
+    error: null,
+    responseBody: `ok ${statusCode}`,
+    delayMs: 0,
+    attempt: 1,
+    startedAt: new Date(),
+    durationMs: 12,
+  };
+}
+
+interface Recorded {
+  id: string;
+  status: string;
+  last_status_code: number | null;
+  attempt_rows: number;
+}
+
+async function recorded(ids: string[]): Promise<Recorded[]> {
+  const res = await gw.running.gw.pool.query<Recorded>(
+    `SELECT d.id, d.status, d.last_status_code,
+       (SELECT count(*)::int FROM delivery_attempts a WHERE a.delivery_id = d.id) AS attempt_rows
+     FROM deliveries d WHERE d.id = ANY($1) ORDER BY array_position($1, d.id)`,
+    [ids],
+  );
+  return res.rows;
+}
+
+/** A transaction of its own holding one delivery's row, as another writer would. */
+async function holdRow(deliveryId: string): Promise<pg.PoolClient> {
+  const c = await gw.running.gw.pool.connect();
+  await c.query('BEGIN');
+  await c.query('SELECT 1 FROM deliveries WHERE id = $1 FOR UPDATE', [deliveryId]);
+  return c;
+}
+
+function recorderPool(name: string, options = ''): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: gw.databaseUrl,
+    application_name: name,
+    options,
+    max: 2,
+  });
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+test('a batch that fails on one locked delivery (lock_timeout): the others are recorded one at a time, the locked one is rejected and recorded on its next attempt', async () => {
+  const [first, before, locked, afterIt] = await pendingDeliveries(4);
+  const ids = [first!, before!, locked!, afterIt!];
+  const holder = await holdRow(locked!);
+  // The gateway's role with a lock_timeout, as operators often set (ALTER ROLE ... SET
+  // lock_timeout): a write that would queue behind the held row fails instead.
+  const pool = recorderPool('recorder-lock-test', '-c lock_timeout=300');
+  try {
+    const recorder = new AttemptRecorder(pool);
+    // The first attempt is written alone, at once; the three that finish while that write is
+    // out go together in the next statement, which fails on the locked row.
+    const results = await Promise.allSettled([
+      recorder.record(attempt(first!, 200)),
+      recorder.record(attempt(before!, 201)),
+      recorder.record(attempt(locked!, 202)),
+      recorder.record(attempt(afterIt!, 204)),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
+    const err = (results[2] as PromiseRejectedResult).reason as { code?: string; message: string };
+    assert.deepEqual([err.code, err.message], ['55P03', 'canceling statement due to lock timeout']);
+
+    // Recorded: each of the others once, with its own answer. The rejected one is untouched
+    // (still pending, no attempt row): its lease runs out and it is attempted again.
+    assert.deepEqual(await recorded(ids), [
+      { id: first, status: 'delivered', last_status_code: 200, attempt_rows: 1 },
+      { id: before, status: 'delivered', last_status_code: 201, attempt_rows: 1 },
+      { id: locked, status: 'pending', last_status_code: null, attempt_rows: 0 },
+      { id: afterIt, status: 'delivered', last_status_code: 204, attempt_rows: 1 },
+    ]);
+
+    // The row is free again: the next attempt of that delivery is recorded (at least once).
+    await holder.query('ROLLBACK');
+    await recorder.record(attempt(locked!, 200));
+    assert.deepEqual((await recorded([locked!]))[0], {
+      id: locked,
+      status: 'delivered',
+      last_status_code: 200,
+      attempt_rows: 1,
+    });
+  } finally {
+    await holder.query('ROLLBACK').catch(() => undefined);
+    holder.release();
+    await pool.end();
+  }
+});
+
+test('a batch whose connection is terminated: every attempt of it is still recorded, one at a time, none rejected', async () => {
+  const [first, a, b, c] = await pendingDeliveries(4);
+  const batch = [a!, b!, c!];
+  const holder = await holdRow(b!);
+  const pool = recorderPool('recorder-kill-test');
+  const admin = gw.running.gw.pool;
+  try {
+    const recorder = new AttemptRecorder(pool);
+    const waitingPid = () =>
+      eventually(async () => {
+        const w = await admin.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity
+           WHERE application_name = 'recorder-kill-test' AND wait_event_type = 'Lock'`,
+        );
+        return w.rows[0]?.pid;
+      }, 'a recorder statement waiting on the held row');
+    const done = Promise.allSettled([
+      recorder.record(attempt(first!, 200)),
+      ...batch.map((id) => recorder.record(attempt(id, 200))),
+    ]);
+    // The batch of three waits on the held row; its connection dies under it.
+    const batchPid = await waitingPid();
+    await admin.query('SELECT pg_terminate_backend($1)', [batchPid]);
+    // One at a time now: the held row's own write waits on a new connection; the row is
+    // then released, as a finished transaction releases it.
+    await eventually(async () => {
+      const pid = await waitingPid();
+      return pid !== batchPid ? pid : undefined;
+    }, 'the one-at-a-time write of the held row');
+    await holder.query('ROLLBACK');
+    const results = await done;
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled'],
+    );
+    assert.deepEqual(
+      (await recorded([first!, ...batch])).map((r) => [r.status, r.attempt_rows]),
+      [
+        ['delivered', 1],
+        ['delivered', 1],
+        ['delivered', 1],
+        ['delivered', 1],
+      ],
+    );
+  } finally {
+    await holder.query('ROLLBACK').catch(() => undefined);
+    holder.release();
+    await pool.end();
+  }
+});
