@@ -1,4 +1,4 @@
--- Storage per payment, fourth pass (issue 29; docs/performance.md#storage-per-payment-fourth-pass).
+-- Storage per payment, fourth pass (issue 29; docs/performance.md#storage-per-payment-fourth-pass-deflated-event-bodies-fewer-indexes).
 --
 -- 1. The outbound event body may be stored deflated (src/db/eventBody.ts). New columns, all
 -- nullable without a default, so they are added to the catalog only (no row is rewritten):
