@@ -1,4 +1,5 @@
 import { newDeliveryId } from '../domain/ids.js';
+import { unpackEventBody, type StoredEventBody } from './eventBody.js';
 import type { Queryable } from './pool.js';
 
 /** NOTIFY channel that wakes the delivery workers when a delivery commits. */
@@ -71,7 +72,8 @@ UPDATE deliveries d
 SET locked_until = now() + $2 * interval '1 millisecond', attempts = d.attempts + 1, updated_at = now()
 FROM picked, outbound_events e, apps a
 WHERE d.id = picked.id AND e.id = d.event_id AND a.id = d.app_id
-RETURNING d.id, d.attempts, d.event_id, d.app_id, d.endpoint_id, e.body, a.mode,
+RETURNING d.id, d.attempts, d.event_id, d.app_id, d.endpoint_id, e.event_type, e.body,
+  e.body_codec, e.body_packed, a.mode,
   CASE WHEN d.endpoint_id IS NULL THEN a.webhook_url
     ELSE (SELECT url FROM webhook_endpoints WHERE id = d.endpoint_id) END AS url,
   CASE WHEN d.endpoint_id IS NULL THEN a.webhook_secret_enc
@@ -101,13 +103,17 @@ export async function claimDueDeliveries(
   leaseMs: number,
   perTarget: number,
 ): Promise<ClaimedDelivery[]> {
-  return (
-    await db.query<ClaimedDelivery>({
+  const rows = (
+    await db.query<ClaimedDelivery & StoredEventBody>({
       name: 'deliveries_claim',
       text: CLAIM_SQL,
       values: [limit, leaseMs, perTarget],
     })
   ).rows;
+  // The body as it was written (stored deflated, db/eventBody.ts): every attempt signs and
+  // sends these same bytes.
+  for (const r of rows) r.body = unpackEventBody(r);
+  return rows;
 }
 
 // One statement for a batch of attempts (ordered as given; a delivery at most once): each

@@ -6,6 +6,7 @@
  */
 import { UNDELIVERED_EVENT_TYPES } from '../domain/events.js';
 import { DELIVERY_CHANNEL } from './deliveries.js';
+import { unpackEventBody, type StoredEventBody } from './eventBody.js';
 import type { Queryable } from './pool.js';
 
 /** True for one of the app's own events; false for an unknown id or another app's. */
@@ -46,8 +47,10 @@ const HORIZON = `SELECT COALESCE(
  * The app's committed events after `after`, oldest first, with each one's latest delivery:
  * at most `limit` + 1 rows. Bodies are read for the first `limit` rows only, and only while
  * their running total stays within `maxBytes` (the first row's always, so paging moves on);
- * the other rows come back with a null body and only tell that more events follow. Sizes come from octet_length, which reads the stored length without detoasting, so
- * neither PostgreSQL nor this process materializes a body that does not go out.
+ * the other rows come back with a null body and only tell that more events follow. Sizes come
+ * from body_size (a body stored packed, db/eventBody.ts) or octet_length (one stored as text,
+ * which reads the stored length without detoasting), so neither PostgreSQL nor this process
+ * reads or unpacks a body that does not go out.
  */
 export async function appEventsAfter(
   db: Queryable,
@@ -64,11 +67,11 @@ export async function appEventsAfter(
     cursor = `AND (e.txid, e.created_at, e.id) >
       (SELECT txid, created_at, id FROM outbound_events WHERE id = $4 AND app_id = $1)`;
   }
-  const res = await db.query<FeedRow>(
+  const res = await db.query<FeedRow & StoredEventBody & { within: boolean }>(
     `WITH snap AS MATERIALIZED (SELECT pg_current_snapshot() AS s),
      page AS MATERIALIZED (
        SELECT e.id, e.txid, e.created_at, e.event_type,
-         sum(octet_length(e.body)) OVER (ORDER BY e.txid, e.created_at, e.id) AS running,
+         sum(coalesce(e.body_size, octet_length(e.body))) OVER (ORDER BY e.txid, e.created_at, e.id) AS running,
          row_number() OVER (ORDER BY e.txid, e.created_at, e.id) AS n
        FROM outbound_events e
        WHERE e.app_id = $1 ${cursor}
@@ -76,10 +79,12 @@ export async function appEventsAfter(
        ORDER BY e.txid, e.created_at, e.id
        LIMIT $2 + 1)
      SELECT p.id, p.event_type, p.created_at,
-       CASE WHEN p.n <= $2 AND (p.n = 1 OR p.running <= $3) THEN b.body END AS body,
+       w.within, CASE WHEN w.within THEN b.body END AS body,
+       CASE WHEN w.within THEN b.body_packed END AS body_packed, b.body_codec,
        d.status AS delivery_status, d.attempts AS delivery_attempts,
        d.last_status_code AS delivery_last_status_code
      FROM page p
+     CROSS JOIN LATERAL (SELECT p.n <= $2 AND (p.n = 1 OR p.running <= $3) AS within) w
      JOIN outbound_events b ON b.id = p.id
      LEFT JOIN LATERAL (
        SELECT status, attempts, last_status_code FROM deliveries
@@ -87,7 +92,15 @@ export async function appEventsAfter(
      ORDER BY p.txid, p.created_at, p.id`,
     values,
   );
-  return res.rows;
+  return res.rows.map((r) => ({
+    id: r.id,
+    event_type: r.event_type,
+    created_at: r.created_at,
+    body: r.within ? unpackEventBody(r) : null,
+    delivery_status: r.delivery_status,
+    delivery_attempts: r.delivery_attempts,
+    delivery_last_status_code: r.delivery_last_status_code,
+  }));
 }
 
 /**

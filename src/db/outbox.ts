@@ -1,6 +1,7 @@
 import { isDeliveredEventType, UNDELIVERED_EVENT_TYPES } from '../domain/events.js';
 import { newDeliveryId, newEventId } from '../domain/ids.js';
 import { DELIVERY_CHANNEL } from './deliveries.js';
+import { eventBodyParam } from './eventBody.js';
 import type { Queryable } from './pool.js';
 
 export interface NewOutboundEvent {
@@ -29,6 +30,10 @@ export interface OutboxWriteSql {
   paymentId: string;
   refundId: string;
   eventType: string;
+  /**
+   * The packed body as one text value, `<codec>:<size>:<base64>` (db/eventBody.ts
+   * eventBodyParam), stored as body_codec, body_size and body_packed.
+   */
   body: string;
   dedupeKey: string;
   createdAt: string;
@@ -47,9 +52,11 @@ export interface OutboxWriteSql {
  */
 export function outboxWrite(e: OutboxWriteSql): string {
   return `ev AS (
-  INSERT INTO outbound_events (id, app_id, payment_id, refund_id, event_type, body, dedupe_key,
-    created_at)
-  SELECT ${e.eventId}, ${e.appId}, ${e.paymentId}, ${e.refundId}, ${e.eventType}, ${e.body},
+  INSERT INTO outbound_events (id, app_id, payment_id, refund_id, event_type, body_codec,
+    body_size, body_packed, dedupe_key, created_at)
+  SELECT ${e.eventId}, ${e.appId}, ${e.paymentId}, ${e.refundId}, ${e.eventType},
+    split_part(${e.body}::text, ':', 1)::smallint, split_part(${e.body}::text, ':', 2)::int,
+    decode(split_part(${e.body}::text, ':', 3), 'base64'),
     ${e.dedupeKey}, ${e.createdAt}${e.from === null ? '' : ` FROM ${e.from}`}
   ON CONFLICT (dedupe_key) DO NOTHING
   RETURNING id, app_id, payment_id),
@@ -94,7 +101,7 @@ export async function enqueueEvent(
       e.paymentId,
       e.refundId ?? null,
       e.eventType,
-      e.body,
+      eventBodyParam(e.eventType, e.body),
       e.dedupeKey ?? null,
       e.sequence ?? 0,
       newDeliveryId(),

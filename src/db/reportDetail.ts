@@ -43,12 +43,16 @@ export interface DeliveryRow {
   created_at: Date;
 }
 
+/**
+ * Through the payment's events (outbound_events_payment_idx) and their deliveries
+ * (deliveries_event_idx): a delivery's payment is its event's (migration 0034).
+ */
 export async function paymentDeliveries(db: Queryable, paymentId: string): Promise<DeliveryRow[]> {
   const res = await db.query<DeliveryRow>(
     `SELECT d.id, d.event_id, e.event_type, d.endpoint_id, d.status, d.attempts,
        d.last_status_code, d.next_attempt_at, d.delivered_at, d.created_at
-     FROM deliveries d JOIN outbound_events e ON e.id = d.event_id
-     WHERE d.payment_id = $1 ORDER BY d.created_at, d.id`,
+     FROM outbound_events e JOIN deliveries d ON d.event_id = e.id
+     WHERE e.payment_id = $1 ORDER BY d.created_at, d.id`,
     [paymentId],
   );
   return res.rows;

@@ -1,5 +1,6 @@
 /** Reading a payment's disputes, their ledger entries and their events back (D16). */
 import assert from 'node:assert/strict';
+import { unpackEventBody, type StoredEventBody } from '../../src/db/eventBody.js';
 import type { Gateway } from '../../src/gateway.js';
 import type { TestGateway } from './gateway.js';
 
@@ -49,10 +50,11 @@ export async function disputeLedger(core: Gateway, paymentId: string) {
 
 /** The payment's stored events of the given kinds, oldest first: [event, status or amount]. */
 export async function eventsOf(core: Gateway, paymentId: string, like: string) {
-  const r = await core.pool.query<{ event_type: string; body: string }>(
-    `SELECT event_type, body FROM outbound_events WHERE payment_id = $1 AND event_type LIKE $2
+  const r = await core.pool.query<StoredEventBody>(
+    `SELECT event_type, body, body_codec, body_packed FROM outbound_events
+     WHERE payment_id = $1 AND event_type LIKE $2
      ORDER BY created_at, id`,
     [paymentId, like],
   );
-  return r.rows.map((row) => JSON.parse(row.body) as Record<string, unknown>);
+  return r.rows.map((row) => JSON.parse(unpackEventBody(row)) as Record<string, unknown>);
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { unpackEventBody, type StoredEventBody } from '../../../src/db/eventBody.js';
 import { after, before, describe, test } from 'node:test';
 import type { Gateway } from '../../../src/gateway.js';
 import type { AppWithSecrets } from '../../helpers/contract.js';
@@ -95,15 +96,15 @@ async function ledgerOf(paymentId: string) {
 
 /** The payment's dispute events in order, and how many deliveries they have (none). */
 async function disputeEvents(paymentId: string) {
-  const r = await core.pool.query<{ event_type: string; body: string; deliveries: number }>(
-    `SELECT e.event_type, e.body,
+  const r = await core.pool.query<StoredEventBody & { deliveries: number }>(
+    `SELECT e.event_type, e.body, e.body_codec, e.body_packed,
        (SELECT count(*)::int FROM deliveries d WHERE d.event_id = e.id) AS deliveries
      FROM outbound_events e WHERE e.payment_id = $1 AND e.event_type LIKE 'dispute.%'
      ORDER BY e.created_at, e.id`,
     [paymentId],
   );
   for (const row of r.rows) assert.equal(row.deliveries, 0, `${row.event_type} goes to no URL`);
-  return r.rows.map((row) => JSON.parse(row.body) as Record<string, unknown>);
+  return r.rows.map((row) => JSON.parse(unpackEventBody(row)) as Record<string, unknown>);
 }
 
 function assertEventBody(

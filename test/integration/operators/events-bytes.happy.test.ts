@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { unpackEventBody, type StoredEventBody } from '../../../src/db/eventBody.js';
 import { assertStatus, paymentBody, sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { simAction } from '../../helpers/payments.js';
@@ -41,14 +42,19 @@ before(async () => {
   }
   // An event stored before metadata had limits: its payload alone is over the page budget.
   // No request can make one any more, so it is written the way such a row was stored.
+  const [stored] = await sql<StoredEventBody>(
+    gw.databaseUrl,
+    `SELECT event_type, body, body_codec, body_packed FROM outbound_events WHERE payment_id = $1`,
+    [paymentIds[0]],
+  );
   const rows = await sql<{ id: string }>(
     gw.databaseUrl,
     `INSERT INTO outbound_events (id, app_id, payment_id, event_type, body)
      SELECT 'evt_' || substr(md5(random()::text), 1, 24), app_id, payment_id, event_type,
-       jsonb_set(body::jsonb, '{metadata,blob}', to_jsonb(repeat('y', 1100000)))::text
+       jsonb_set($2::jsonb, '{metadata,blob}', to_jsonb(repeat('y', 1100000)))::text
      FROM outbound_events WHERE payment_id = $1
      RETURNING id`,
-    [paymentIds[0]],
+    [paymentIds[0], unpackEventBody(stored as StoredEventBody)],
   );
   legacyEventId = rows[0]?.id ?? '';
   const last = await gw.v1(

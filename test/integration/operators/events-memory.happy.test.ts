@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { unpackEventBody, type StoredEventBody } from '../../../src/db/eventBody.js';
 import { paymentBody, sql } from '../../helpers/core.js';
 import { createTestDatabase } from '../../helpers/db.js';
 import { signedFetch } from '../../helpers/http.js';
@@ -109,14 +110,20 @@ before(async () => {
     first ||= id;
   }
   // Events stored before metadata had limits, when the 1 MiB body limit was the only bound:
-  // no request can make them any more, so they are written as such rows were stored.
+  // no request can make them any more, so they are written as such rows were stored (the
+  // body as text, body_codec NULL), copies of the first payment's event.
+  const [stored] = await sql<StoredEventBody>(
+    db.url,
+    `SELECT event_type, body, body_codec, body_packed FROM outbound_events WHERE payment_id = $1`,
+    [first],
+  );
   await sql(
     db.url,
     `INSERT INTO outbound_events (id, app_id, payment_id, event_type, body)
      SELECT 'evt_' || substr(md5(random()::text || g::text), 1, 24), e.app_id, e.payment_id,
-       e.event_type, jsonb_set(e.body::jsonb, '{metadata,blob}', to_jsonb(repeat('y', $2)))::text
+       e.event_type, jsonb_set($4::jsonb, '{metadata,blob}', to_jsonb(repeat('y', $2)))::text
      FROM outbound_events e, generate_series(1, $3) AS g WHERE e.payment_id = $1`,
-    [first, LEGACY_METADATA_BYTES, LEGACY_EVENTS],
+    [first, LEGACY_METADATA_BYTES, LEGACY_EVENTS, unpackEventBody(stored as StoredEventBody)],
   );
 });
 

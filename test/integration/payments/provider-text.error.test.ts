@@ -16,6 +16,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { AppWithSecrets } from '../../helpers/contract.js';
 import { cardPspTestSigner, postCardPspEvent } from '../../helpers/cardPspNotify.js';
+import { unpackEventBody, type StoredEventBody } from '../../../src/db/eventBody.js';
 import { paymentBody, sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../../helpers/idrNotify.js';
@@ -54,12 +55,13 @@ async function inboundOf(id: string) {
 }
 
 async function lastEventBody(id: string): Promise<{ event: string; last_error?: string }> {
-  const [row] = await sql<{ body: string }>(
+  const [row] = await sql<StoredEventBody>(
     gw.databaseUrl,
-    'SELECT body FROM outbound_events WHERE payment_id = $1 ORDER BY created_at DESC LIMIT 1',
+    `SELECT event_type, body, body_codec, body_packed FROM outbound_events WHERE payment_id = $1
+     ORDER BY created_at DESC LIMIT 1`,
     [id],
   );
-  return JSON.parse(row?.body ?? '{}') as { event: string; last_error?: string };
+  return JSON.parse(row ? unpackEventBody(row) : '{}') as { event: string; last_error?: string };
 }
 
 async function cardPayment() {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { unpackEventBody, type StoredEventBody } from '../../../src/db/eventBody.js';
 import { after, before, describe, test } from 'node:test';
 import type { Gateway } from '../../../src/gateway.js';
 import {
@@ -116,13 +117,14 @@ async function refundRowsOf(paymentId: string) {
 }
 
 async function outbound(refundId: string) {
-  const r = await core.pool.query<{ event_type: string; body: string }>(
-    'SELECT event_type, body FROM outbound_events WHERE refund_id = $1 ORDER BY created_at',
+  const r = await core.pool.query<StoredEventBody>(
+    `SELECT event_type, body, body_codec, body_packed FROM outbound_events
+     WHERE refund_id = $1 ORDER BY created_at`,
     [refundId],
   );
   return r.rows.map((row) => ({
     event: row.event_type,
-    body: JSON.parse(row.body) as Record<string, unknown>,
+    body: JSON.parse(unpackEventBody(row)) as Record<string, unknown>,
   }));
 }
 
