@@ -25,9 +25,20 @@ export class AppKeyCache {
     private readonly maxEntries = 50_000,
   ) {}
 
-  async get(apiKey: string, now = Date.now()): Promise<AuthenticatedApp | null> {
+  /**
+   * The app of a key; a fresh entry is answered as it is, without a promise (every signed
+   * request asks, almost always for a cached key), anything else through the load.
+   */
+  get(
+    apiKey: string,
+    now = Date.now(),
+  ): AuthenticatedApp | null | Promise<AuthenticatedApp | null> {
     const hit = this.entries.get(apiKey);
     if (hit && hit.expires > now) return hit.value;
+    return this.miss(apiKey, now);
+  }
+
+  private async miss(apiKey: string, now: number): Promise<AuthenticatedApp | null> {
     let pending = this.loading.get(apiKey);
     if (!pending) {
       const generation = this.generation;

@@ -39,7 +39,8 @@ export interface Gateway {
   phase: Phase;
   /** One LISTEN connection for the process (delivery wake-ups, cache invalidation). */
   listener: Listener;
-  lookupAppKey(apiKey: string): Promise<AuthenticatedApp | null>;
+  /** A cached key is answered without a promise. */
+  lookupAppKey(apiKey: string): AuthenticatedApp | null | Promise<AuthenticatedApp | null>;
   /** Drops an app's cached keys here and, through NOTIFY, on every other instance. */
   appChanged(appId: string): Promise<void>;
   settledPayments: SettledPaymentCache;
@@ -84,6 +85,9 @@ export function createGateway(
   });
   listener.on(APP_CHANGED_CHANNEL, (appId) => appKeys.invalidateApp(appId));
   listener.onReset(() => appKeys.clear());
+  // A cached previous key stops when its window ends, on the gateway's clock.
+  const inWindow = (found: AuthenticatedApp | null): AuthenticatedApp | null =>
+    found?.validUntil !== undefined && found.validUntil <= gateway.now() ? null : found;
   const gateway: Gateway = {
     config,
     pool,
@@ -95,11 +99,9 @@ export function createGateway(
     providers: new ProviderRegistry(config, urls),
     phase: 'starting',
     listener,
-    async lookupAppKey(apiKey) {
-      const found = await appKeys.get(apiKey);
-      // A cached previous key stops when its window ends, on the gateway's clock.
-      if (found?.validUntil !== undefined && found.validUntil <= gateway.now()) return null;
-      return found;
+    lookupAppKey(apiKey) {
+      const found = appKeys.get(apiKey);
+      return found instanceof Promise ? found.then(inWindow) : inWindow(found);
     },
     async appChanged(appId) {
       appKeys.invalidateApp(appId);

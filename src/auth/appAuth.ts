@@ -1,6 +1,6 @@
 import type { AppRow } from '../db/apps.js';
 import { apiError } from '../domain/errors.js';
-import { hmacSha256Hex, safeEqual, sha256Hex } from './crypto.js';
+import { bodySha256Hex, hmacSha256Hex, safeEqual, sha256Hex } from './crypto.js';
 
 export const TIMESTAMP_TOLERANCE_S = 300;
 
@@ -22,7 +22,9 @@ export interface AuthenticatedApp {
 }
 
 /** Looks an app up by its public key; null when no app has it. */
-export type AppKeyLookup = (apiKey: string) => Promise<AuthenticatedApp | null>;
+export type AppKeyLookup = (
+  apiKey: string,
+) => AuthenticatedApp | null | Promise<AuthenticatedApp | null>;
 
 export function canonicalString(
   timestamp: string,
@@ -30,7 +32,8 @@ export function canonicalString(
   path: string,
   rawBody: Buffer | string,
 ): string {
-  return `${timestamp}.${method.toUpperCase()}.${path}.${sha256Hex(rawBody)}`;
+  const digest = typeof rawBody === 'string' ? sha256Hex(rawBody) : bodySha256Hex(rawBody);
+  return `${timestamp}.${method.toUpperCase()}.${path}.${digest}`;
 }
 
 export function signRequest(

@@ -11,6 +11,27 @@ export function sha256Hex(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
+/** The digest of no bytes: every signed GET's body. */
+const EMPTY_SHA256_HEX = sha256Hex('');
+
+const bodyDigests = new WeakMap<Buffer, string>();
+
+/**
+ * sha256Hex of a request body as Fastify read it: one Buffer per request, never written to
+ * afterwards. A signed POST digests its body twice, for the signature's canonical string
+ * and for the Idempotency-Key's request hash; the second is the first one, kept with the
+ * Buffer (and gone with it). A body of no bytes (every signed GET) has a constant digest.
+ */
+export function bodySha256Hex(body: Buffer): string {
+  if (body.length === 0) return EMPTY_SHA256_HEX;
+  let hex = bodyDigests.get(body);
+  if (hex === undefined) {
+    hex = sha256Hex(body);
+    bodyDigests.set(body, hex);
+  }
+  return hex;
+}
+
 /** Secrets are HMAC keys as the UTF-8 bytes of the issued string, never decoded (docs/api.md#request-signing, #webhook-signing). */
 export function hmacSha256Hex(key: string, message: string | Buffer): string {
   return createHmac('sha256', key).update(message).digest('hex');

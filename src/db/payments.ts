@@ -252,12 +252,37 @@ export async function setProviderDeadline(
 }
 
 /**
+ * What GET /v1/payments/{id} reads: the Payment answer's columns (src/domain/serialize.ts
+ * throws on a required one missing) and the owning app. Half of a full row's columns, two of
+ * its four timestamps: each column read costs node-postgres its parsing (issue 28).
+ */
+export type PaymentReadRow = Pick<
+  PaymentRow,
+  | 'id'
+  | 'app_id'
+  | 'status'
+  | 'amount_minor'
+  | 'currency'
+  | 'method'
+  | 'provider'
+  | 'provider_ref'
+  | 'metadata'
+  | 'invoice_number'
+  | 'last_error'
+  | 'created_at'
+  | 'updated_at'
+>;
+
+const PAYMENT_READ_COLUMNS = `id, app_id, status, amount_minor, currency, method, provider,
+  provider_ref, metadata, invoice_number, last_error, created_at, updated_at`;
+
+/**
  * Coalesces concurrent single-payment reads into one `id = ANY($1)` query per event-loop
  * turn: under polling load one query serves many requests, and each read still starts
  * after its request arrived, so it never sees older state than a read of its own would.
  */
 export class PaymentReadBatcher {
-  private queue = new Map<string, ((row: PaymentRow | null) => void)[]>();
+  private queue = new Map<string, ((row: PaymentReadRow | null) => void)[]>();
   private failures = new Map<string, ((err: unknown) => void)[]>();
   private scheduled = false;
 
@@ -266,7 +291,7 @@ export class PaymentReadBatcher {
     private readonly maxBatch = 200,
   ) {}
 
-  get(id: string): Promise<PaymentRow | null> {
+  get(id: string): Promise<PaymentReadRow | null> {
     return new Promise((resolve, reject) => {
       const waiting = this.queue.get(id);
       if (waiting) {
@@ -293,9 +318,9 @@ export class PaymentReadBatcher {
     for (let i = 0; i < ids.length; i += this.maxBatch) {
       const chunk = ids.slice(i, i + this.maxBatch);
       this.db
-        .query<PaymentRow>({
+        .query<PaymentReadRow>({
           name: 'payments_by_ids',
-          text: `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = ANY($1::text[])`,
+          text: `SELECT ${PAYMENT_READ_COLUMNS} FROM payments WHERE id = ANY($1::text[])`,
           values: [chunk],
         })
         .then(

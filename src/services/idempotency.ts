@@ -1,4 +1,4 @@
-import { sha256Hex } from '../auth/crypto.js';
+import { bodySha256Hex } from '../auth/crypto.js';
 import * as idem from '../db/idempotency.js';
 import type { Pool } from '../db/pool.js';
 import { apiError } from '../domain/errors.js';
@@ -57,7 +57,7 @@ export async function runIdempotent(
   if (!validIdempotencyKey(scope.key)) {
     throw apiError('invalid', IDEMPOTENCY_KEY.message);
   }
-  const hash = sha256Hex(rawBody);
+  const hash = bodySha256Hex(rawBody);
   const started = Date.now();
   let delay = 10;
   for (;;) {

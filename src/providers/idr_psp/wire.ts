@@ -214,7 +214,15 @@ export function parseProviderTime(s: string): Date | null {
   return Number.isNaN(utc) ? null : new Date(utc);
 }
 
-/** HTTP Basic with the server key as user name and an empty password. */
+let lastBasic: { serverKey: string; header: string } | undefined;
+
+/** HTTP Basic with the server key as user name and an empty password (the last one kept). */
 export function basicAuth(serverKey: string): string {
-  return `Basic ${Buffer.from(`${serverKey}:`, 'utf8').toString('base64')}`;
+  if (lastBasic?.serverKey !== serverKey) {
+    lastBasic = {
+      serverKey,
+      header: `Basic ${Buffer.from(`${serverKey}:`, 'utf8').toString('base64')}`,
+    };
+  }
+  return lastBasic.header;
 }

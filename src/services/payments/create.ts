@@ -26,7 +26,7 @@ import type { Mode, ProviderSlug } from '../../domain/types.js';
 import type { ProviderEndpointConfig } from '../../config.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { ProviderError, type RegisteredPayment } from '../../providers/types.js';
-import { sha256Hex } from '../../auth/crypto.js';
+import { bodySha256Hex } from '../../auth/crypto.js';
 import {
   CLAIM_LEASE_MS,
   idempotencyScope,
@@ -142,7 +142,7 @@ async function createFresh(
     throw err;
   }
   const scope = idempotencyScope(app.id, 'POST /v1/payments', idempotencyKey);
-  const claim = scope && { scope, requestHash: sha256Hex(rawBody), leaseMs: CLAIM_LEASE_MS };
+  const claim = scope && { scope, requestHash: bodySha256Hex(rawBody), leaseMs: CLAIM_LEASE_MS };
   const payment = await insertNew(deps, app, req, provider, { scope, resumeId: null }, claim);
   if (!payment) return undefined;
   try {

@@ -1,6 +1,6 @@
 import type { SettledPaymentCache } from '../../cache.js';
 import type { AppRow } from '../../db/apps.js';
-import type { PaymentReadBatcher, PaymentRow } from '../../db/payments.js';
+import type { PaymentReadBatcher, PaymentReadRow } from '../../db/payments.js';
 import { notFoundPayment } from '../../domain/errors.js';
 import { isPaymentId } from '../../domain/ids.js';
 import { serialize } from '../../domain/serialize.js';
@@ -26,7 +26,7 @@ export interface PaymentView {
 }
 
 /** GET /v1/payments/{id} and the admin cancel and sync answers (docs/api.md#read-a-payment). */
-export function paymentBody(p: PaymentRow): string {
+export function paymentBody(p: PaymentReadRow): string {
   return serialize('Payment', p);
 }
 
