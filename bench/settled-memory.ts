@@ -57,11 +57,13 @@ try {
     },
     body,
   });
-  const first = (await created.json()) as { payment_id: string; provider_ref: string };
-  const paid = await fetch(
-    `${gw.simulators?.url ?? gw.url}/sim/idr_psp/payments/${first.provider_ref}/pay`,
-    { method: 'POST' },
-  );
+  const first = (await created.json()) as { payment_id: string };
+  const path = `/v1/payments/${first.payment_id}`;
+  const read = await fetch(gw.url + path, { headers: signedHeaders(theApp, 'GET', path, '') });
+  const ref = ((await read.json()) as { provider_ref: string }).provider_ref;
+  const paid = await fetch(`${gw.simulators?.url ?? gw.url}/sim/idr_psp/payments/${ref}/pay`, {
+    method: 'POST',
+  });
   if (paid.status !== 200) throw new Error(`pay: ${paid.status}`);
   const c = new pg.Client({ connectionString: db.url });
   await c.connect();
