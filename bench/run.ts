@@ -9,7 +9,9 @@
  * Each scenario reports CPU ms per operation of the gateway, the simulators and PostgreSQL's
  * backends, apart (bench/lib/cpu.ts), and a summary table closes the run.
  * The soak (bench/soak.ts) runs only when named:
- * BENCH_SOAK_MINUTES (default 30), BENCH_SOAK_RATE (default half the measured maximum).
+ * BENCH_SOAK_MINUTES (default 30), BENCH_SOAK_RATE (default half the maximum of the soak's whole
+ * mix, measured by a stepped probe at its start). BENCH_PG_DIR: the embedded PostgreSQL's data
+ * directory (default .bench-pg), to run two benches side by side in one checkout.
  * Storage per payment (bench/storage.ts) too: BENCH_STORAGE_PAYMENTS (default 20,000).
  * And the admin searches at ten million payments (bench/search10m.ts): BENCH_SEARCH_DB.
  */

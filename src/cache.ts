@@ -5,6 +5,7 @@ export const APP_CHANGED_CHANNEL = 'paygate_app_changed';
 interface Entry {
   value: AuthenticatedApp | null;
   expires: number;
+  cost: number;
 }
 
 /**
@@ -12,18 +13,30 @@ interface Entry {
  * app drops its entries here at once and on other instances through NOTIFY (a lost LISTEN
  * connection clears everything). The TTL bounds the damage of anything missed; unknown
  * keys are remembered briefly so a flood of bad keys does not reach the database.
+ *
+ * Bounded by bytes, not entries (issue 29): the key is whatever a request's header carried,
+ * up to Node's 16 KiB of headers, so 50,000 remembered bad keys could hold 800 MB. An entry
+ * is charged its key (twice for characters beyond Latin-1), the fixed overhead of the
+ * settled-payment cache's entries and, for a known key, the app row as JSON plus
+ * APP_VALUE_BYTES for the objects around it; the oldest insertions go first.
  */
 export class AppKeyCache {
   private readonly entries = new Map<string, Entry>();
   private readonly loading = new Map<string, Promise<AuthenticatedApp | null>>();
   private generation = 0;
+  private bytes = 0;
 
   constructor(
     private readonly load: (apiKey: string) => Promise<AuthenticatedApp | null>,
     private readonly ttlMs = 60_000,
     private readonly negativeTtlMs = 2_000,
-    private readonly maxEntries = 50_000,
+    private readonly maxBytes = 8 * 2 ** 20,
   ) {}
+
+  /** Bytes currently charged to the entries. */
+  get size(): number {
+    return this.bytes;
+  }
 
   /**
    * The app of a key; a fresh entry is answered as it is, without a promise (every signed
@@ -46,28 +59,59 @@ export class AppKeyCache {
       this.loading.set(apiKey, pending);
       const value = await pending;
       // An invalidation during the load may concern this very row: do not keep it.
-      if (generation === this.generation) {
-        if (this.entries.size >= this.maxEntries) this.entries.clear();
-        this.entries.set(apiKey, {
-          value,
-          expires: now + (value ? this.ttlMs : this.negativeTtlMs),
-        });
-      }
+      if (generation === this.generation) this.remember(apiKey, value, now);
       return value;
     }
     return pending;
   }
 
+  private remember(apiKey: string, value: AuthenticatedApp | null, now: number): void {
+    const cost =
+      ENTRY_OVERHEAD_BYTES +
+      charged(apiKey) +
+      (value ? APP_VALUE_BYTES + charged(JSON.stringify(value.app)) : 0);
+    this.drop(apiKey);
+    if (cost > this.maxBytes) return;
+    for (const [key, e] of this.entries) {
+      if (this.bytes + cost <= this.maxBytes) break;
+      this.entries.delete(key);
+      this.bytes -= e.cost;
+    }
+    this.entries.set(apiKey, {
+      value,
+      expires: now + (value ? this.ttlMs : this.negativeTtlMs),
+      cost,
+    });
+    this.bytes += cost;
+  }
+
+  private drop(apiKey: string): void {
+    const old = this.entries.get(apiKey);
+    if (!old) return;
+    this.entries.delete(apiKey);
+    this.bytes -= old.cost;
+  }
+
   invalidateApp(appId: string): void {
     this.generation++;
-    for (const [key, e] of this.entries) if (e.value?.app.id === appId) this.entries.delete(key);
+    for (const [key, e] of this.entries) if (e.value?.app.id === appId) this.drop(key);
   }
 
   clear(): void {
     this.generation++;
     this.entries.clear();
+    this.bytes = 0;
   }
 }
+
+/** A string's bytes in V8: one a character in one-byte form, two when any is beyond Latin-1. */
+function charged(text: string): number {
+  // eslint-disable-next-line no-control-regex
+  return /[^\x00-\xff]/.test(text) ? text.length * 2 : text.length;
+}
+
+/** The objects around a known key's app row (the record, the parsed row, the secret): rounded up. */
+const APP_VALUE_BYTES = 1024;
 
 /**
  * GET /v1/payments/{id} bodies of payments that can no longer change: terminal status and a
@@ -97,9 +141,7 @@ export class SettledPaymentCache {
   }
 
   set(paymentId: string, appId: string, body: string): void {
-    // eslint-disable-next-line no-control-regex
-    const wide = /[^\x00-\xff]/.test(body) ? 2 : 1;
-    const cost = ENTRY_OVERHEAD_BYTES + paymentId.length + body.length * wide;
+    const cost = ENTRY_OVERHEAD_BYTES + paymentId.length + charged(body);
     if (cost > this.maxBytes) return;
     const old = this.entries.get(paymentId);
     if (old) {

@@ -15,6 +15,10 @@ import {
 } from './db/embedded.js';
 import { createPool } from './db/pool.js';
 import { createLogger } from './logger.js';
+import { boundHeapGrowth } from './memory.js';
+
+// Before the heap grows: the resident set follows the live objects (src/memory.ts).
+boundHeapGrowth();
 
 let config: Config;
 try {

@@ -31,7 +31,9 @@ export async function benchDatabase(base: string): Promise<BenchDatabase> {
   let serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
     const quiet = { info: () => undefined, debug: () => undefined };
-    embedded = await startEmbeddedPostgres(path.resolve('.bench-pg'), await freePort(), quiet);
+    // BENCH_PG_DIR: another data directory, for two benches side by side in one checkout.
+    const dir = path.resolve(process.env.BENCH_PG_DIR ?? '.bench-pg');
+    embedded = await startEmbeddedPostgres(dir, await freePort(), quiet);
     serverUrl = embedded.url;
   }
   const admin = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
