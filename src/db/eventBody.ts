@@ -71,16 +71,6 @@ export function packEventBody(eventType: string, body: string): PackedEventBody 
   return { codec: EVENT_BODY_RAW, size: raw.length, bytes: raw };
 }
 
-/**
- * The packed body as one text parameter, `<codec>:<size>:<base64>`, which db/outbox.ts
- * outboxWrite splits into the three columns in SQL: a statement that embeds the outbox
- * writer (db/paymentFinalize.ts) passes its event body as one text parameter.
- */
-export function eventBodyParam(eventType: string, body: string): string {
-  const p = packEventBody(eventType, body);
-  return `${p.codec}:${p.size}:${p.bytes.toString('base64')}`;
-}
-
 /** The stored columns of an event body, as a query returns them. */
 export interface StoredEventBody {
   event_type: string;

@@ -1,7 +1,7 @@
 import { isDeliveredEventType, UNDELIVERED_EVENT_TYPES } from '../domain/events.js';
 import { newDeliveryId, newEventId } from '../domain/ids.js';
 import { DELIVERY_CHANNEL } from './deliveries.js';
-import { eventBodyParam } from './eventBody.js';
+import { packEventBody } from './eventBody.js';
 import type { Queryable } from './pool.js';
 
 export interface NewOutboundEvent {
@@ -30,11 +30,10 @@ export interface OutboxWriteSql {
   paymentId: string;
   refundId: string;
   eventType: string;
-  /**
-   * The packed body as one text value, `<codec>:<size>:<base64>` (db/eventBody.ts
-   * eventBodyParam), stored as body_codec, body_size and body_packed.
-   */
-  body: string;
+  /** The body as db/eventBody.ts packEventBody stores it: codec, size in bytes, bytes. */
+  bodyCodec: string;
+  bodySize: string;
+  bodyPacked: string;
   dedupeKey: string;
   createdAt: string;
   deliveryId: string;
@@ -55,8 +54,7 @@ export function outboxWrite(e: OutboxWriteSql): string {
   INSERT INTO outbound_events (id, app_id, payment_id, refund_id, event_type, body_codec,
     body_size, body_packed, dedupe_key, created_at)
   SELECT ${e.eventId}, ${e.appId}, ${e.paymentId}, ${e.refundId}, ${e.eventType},
-    split_part(${e.body}::text, ':', 1)::smallint, split_part(${e.body}::text, ':', 2)::int,
-    decode(split_part(${e.body}::text, ':', 3), 'base64'),
+    ${e.bodyCodec}::smallint, ${e.bodySize}::int, ${e.bodyPacked}::bytea,
     ${e.dedupeKey}, ${e.createdAt}${e.from === null ? '' : ` FROM ${e.from}`}
   ON CONFLICT (dedupe_key) DO NOTHING
   RETURNING id, app_id, payment_id),
@@ -73,7 +71,9 @@ const ENQUEUE_SQL = `WITH ${outboxWrite({
   paymentId: '$3',
   refundId: '$4',
   eventType: '$5',
-  body: '$6',
+  bodyCodec: '$6',
+  bodySize: '$11',
+  bodyPacked: '$12',
   dedupeKey: '$7',
   createdAt: "now() + $8::int * interval '1 microsecond'",
   deliveryId: '$9',
@@ -92,6 +92,7 @@ export async function enqueueEvent(
   tx: Queryable,
   e: NewOutboundEvent,
 ): Promise<{ eventId: string; deliveryId: string | null } | null> {
+  const body = packEventBody(e.eventType, e.body);
   const res = await tx.query<{ event_id: string | null; delivery_id: string | null }>({
     name: 'outbox_enqueue_event',
     text: ENQUEUE_SQL,
@@ -101,11 +102,13 @@ export async function enqueueEvent(
       e.paymentId,
       e.refundId ?? null,
       e.eventType,
-      eventBodyParam(e.eventType, e.body),
+      body.codec,
       e.dedupeKey ?? null,
       e.sequence ?? 0,
       newDeliveryId(),
       isDeliveredEventType(e.eventType),
+      body.size,
+      body.bytes,
     ],
   });
   const row = res.rows[0];

@@ -6,6 +6,7 @@ import { DELIVERY_CHANNEL } from './deliveries.js';
 import { JUST_ARCHIVED } from './inbound.js';
 import { outboxWrite } from './outbox.js';
 import type { Queryable } from './pool.js';
+import type { PackedEventBody } from './eventBody.js';
 
 export interface Finalization {
   paymentId: string;
@@ -16,7 +17,8 @@ export interface Finalization {
   at: Date;
   eventId: string;
   eventType: string;
-  eventBody: string;
+  /** The event's body as stored (db/eventBody.ts packEventBody). */
+  eventBody: PackedEventBody;
   deliveryId: string;
   /** Only while still unregistered and under the reconciler's claim (deadline = this). */
   onlyIfUnregisteredUntil: Date | null;
@@ -79,9 +81,9 @@ late AS (
       ? `
 inb AS (
   UPDATE inbound_events ie SET signature_valid = true, outcome = 'finalized_' || $2::text,
-    mode = upd.mode, event_type = $20, payment_id = upd.id
+    mode = upd.mode, event_type = $22, payment_id = upd.id
   FROM upd
-  WHERE ie.id = $19 AND ie.${JUST_ARCHIVED}),`
+  WHERE ie.id = $21 AND ie.${JUST_ARCHIVED}),`
       : ''
   }
 ${outboxWrite({
@@ -91,7 +93,9 @@ ${outboxWrite({
   paymentId: 'id',
   refundId: 'NULL',
   eventType: '$8',
-  body: '$9',
+  bodyCodec: '$19',
+  bodySize: '$20',
+  bodyPacked: '$9',
   dedupeKey: 'NULL',
   createdAt: 'now()',
   deliveryId: '$10',
@@ -117,7 +121,7 @@ export async function finalizeInitiated(db: Queryable, f: Finalization): Promise
       f.at,
       f.eventId,
       f.eventType,
-      f.eventBody,
+      f.eventBody.bytes,
       f.deliveryId,
       f.onlyIfUnregisteredUntil,
       f.mismatch?.exceptionId ?? null,
@@ -127,6 +131,8 @@ export async function finalizeInitiated(db: Queryable, f: Finalization): Promise
       newId(),
       f.feeMinor,
       newId(),
+      f.eventBody.codec,
+      f.eventBody.size,
       ...(archive ? [archive.id, storableText(archive.eventType)] : []),
     ],
   });

@@ -1,6 +1,6 @@
 import { newDeliveryId, newEventId, newId } from '../../domain/ids.js';
 import { findPaymentException, markRefunded } from '../../db/exceptions.js';
-import { eventBodyParam } from '../../db/eventBody.js';
+import { packEventBody } from '../../db/eventBody.js';
 import { finalizeInitiated } from '../../db/paymentFinalize.js';
 import { findPayment, type PaymentRow } from '../../db/payments.js';
 import type { Queryable } from '../../db/pool.js';
@@ -112,8 +112,7 @@ export async function finalizePayment(
     at,
     eventId: newEventId(),
     eventType,
-    // Packed for storage (db/eventBody.ts): the statement passes it as one text parameter.
-    eventBody: eventBodyParam(eventType, paymentEventBody(eventType, finalized, at)),
+    eventBody: packEventBody(eventType, paymentEventBody(eventType, finalized, at)),
     deliveryId: newDeliveryId(),
     onlyIfUnregisteredUntil: input.onlyIfUnregisteredUntil ?? null,
     archive: input.archive ?? null,

@@ -5,7 +5,7 @@ import pg from 'pg';
 import * as apps from '../../../src/db/apps.js';
 import * as idem from '../../../src/db/idempotency.js';
 import * as payments from '../../../src/db/payments.js';
-import { eventBodyParam } from '../../../src/db/eventBody.js';
+import { packEventBody } from '../../../src/db/eventBody.js';
 import { finalizeInitiated } from '../../../src/db/paymentFinalize.js';
 import { analyzeGrownTables, grownTables } from '../../../src/db/planGuard.js';
 import { createPool, type Pool } from '../../../src/db/pool.js';
@@ -129,7 +129,7 @@ test('no hot statement keeps a whole-table plan made while its tables were small
     at: new Date(),
     eventId: 'e'.repeat(32),
     eventType: 'payment.succeeded',
-    eventBody: eventBodyParam('payment.succeeded', '{}'),
+    eventBody: packEventBody('payment.succeeded', '{}'),
     deliveryId: 'd'.repeat(32),
     onlyIfUnregisteredUntil: null,
     mismatch: null,
