@@ -77,7 +77,7 @@ function oneOf<T extends string>(
 export async function listLedger(
   db: Queryable,
   q: LedgerQuery,
-): Promise<{ entries: LedgerEntryView[] }> {
+): Promise<{ entries: LedgerEntryView[]; next_before: string | null }> {
   const limit = parseListLimit(q.limit);
   const provider = oneOf('provider', q.provider, PROVIDERS);
   const currency = oneOf('currency', q.currency, KNOWN_CURRENCIES);
@@ -100,7 +100,7 @@ export async function listLedger(
     throw apiError('invalid', 'before must be a ledger entry id from a previous page');
   }
   const mode = resolveMode(q.mode);
-  const rows = await ledgerDb.listLedgerEntries(db, {
+  const page = await ledgerDb.listLedgerPage(db, {
     provider,
     currency,
     appId,
@@ -111,5 +111,5 @@ export async function listLedger(
     before,
     limit,
   });
-  return { entries: rows.map(toLedgerEntryView) };
+  return { entries: page.entries.map(toLedgerEntryView), next_before: page.nextBefore };
 }
