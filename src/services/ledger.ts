@@ -11,6 +11,7 @@ import { isPaymentId } from '../domain/ids.js';
 import { isText } from '../domain/paymentSearch.js';
 import { PARAMS } from '../domain/schemas.js';
 import { LEDGER_TYPES, PROVIDERS } from '../domain/types.js';
+import { modeForApp } from './paymentSearch.js';
 import { KNOWN_CURRENCIES } from './reports/summary.js';
 
 export interface LedgerQuery {
@@ -100,11 +101,15 @@ export async function listLedger(
     throw apiError('invalid', 'before must be a ledger entry id from a previous page');
   }
   const mode = resolveMode(q.mode);
+  // An app's entries carry its one mode: another mode, or an unknown app, is none at once
+  // (services/paymentSearch.ts), the end of the list.
+  const only = await modeForApp(db, mode === '' ? null : mode, appId);
+  if (only === 'none') return { entries: [], next_before: null };
   const page = await ledgerDb.listLedgerPage(db, {
     provider,
     currency,
     appId,
-    mode: mode === '' ? null : mode,
+    mode: only,
     type,
     since,
     until,

@@ -139,6 +139,10 @@ describe('GET /admin/ledger, bounded', () => {
       charges,
     );
     assert.equal(charge.next_before, null);
+    // The app is a test one: another mode, or an unknown app, is the end at once.
+    for (const q of [`app_id=${app.app_id}&mode=live`, 'app_id=app_unknown&currency=GBP']) {
+      assert.deepEqual(await page(q), { entries: [], next_before: null }, q);
+    }
     assert.deepEqual(await page('since=2020-01-01&until=2020-02-01'), {
       entries: [],
       next_before: null,
