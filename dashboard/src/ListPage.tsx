@@ -38,7 +38,7 @@ export function ListPage<K extends string, T>(props: {
   children: (rows: T[]) => ComponentChildren;
 }) {
   const { path, filters, before } = props;
-  const r = useApi<Record<string, T[]>>(
+  const r = useApi<Record<string, T[] | string | null>>(
     `${props.api}${query({ ...filters, limit: PAGE_SIZE, before })}`,
   );
   return (
@@ -59,12 +59,26 @@ export function ListPage<K extends string, T>(props: {
       </form>
       <Load r={r} what={props.what}>
         {(data) => {
-          const rows = data[props.field] ?? [];
+          const rows = (data[props.field] ?? []) as T[];
           const last = rows[rows.length - 1];
+          // A bounded list (the ledger, docs/api.md#ledger) names the next page's cursor:
+          // null is the end, and a short page with a cursor is not. Else a short page is.
+          const bounded = 'next_before' in data;
+          const next = bounded
+            ? (data.next_before as string | null)
+            : rows.length < PAGE_SIZE || !last
+              ? null
+              : props.cursor(last);
           return (
             <>
               {rows.length === 0 ? (
-                <Empty>{before ? `No older ${props.noun}.` : `No ${props.noun}.`}</Empty>
+                <Empty>
+                  {bounded && next !== null
+                    ? `No match among the ${props.noun} searched so far: Older → searches further.`
+                    : before
+                      ? `No older ${props.noun}.`
+                      : `No ${props.noun}.`}
+                </Empty>
               ) : (
                 props.children(rows)
               )}
@@ -78,9 +92,9 @@ export function ListPage<K extends string, T>(props: {
                 </button>
                 <button
                   type="button"
-                  disabled={rows.length < PAGE_SIZE || !last}
+                  disabled={next === null}
                   onClick={() =>
-                    last && navigate(href(path, { ...filters, before: props.cursor(last) }))
+                    next !== null && navigate(href(path, { ...filters, before: next }))
                   }
                 >
                   Older →

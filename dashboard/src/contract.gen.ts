@@ -812,6 +812,11 @@ export interface components {
     };
     LedgerList: {
       entries: components['schemas']['LedgerEntry'][];
+      /**
+       * @description The `before` of the next page: the last entry of a full page, or the last entry the list examined when it stopped at its bound, even on a page shorter than `limit` or empty; null only when the list reached the end (docs/api.md#ledger).
+       * @example 0123456789abcdef0123456789abcdef
+       */
+      next_before: string | null;
     };
     /** @description One difference; signed amounts: money in positive, money out negative. */
     ReconciliationItem: {

@@ -1,5 +1,6 @@
 import type { LEDGER_TYPES, Mode } from '../domain/types.js';
 import { newId } from '../domain/ids.js';
+import { SCAN_ROWS } from './paymentScan.js';
 import type { Queryable } from './pool.js';
 
 /** docs/api.md#ledger: each kind of movement of money. */
@@ -104,36 +105,77 @@ export async function ledgerEntryExists(db: Queryable, id: string): Promise<bool
   return res.rowCount !== 0;
 }
 
+export interface LedgerPage {
+  entries: LedgerEntry[];
+  /** The cursor of the next page; null when the list reached the end (docs/api.md#ledger). */
+  nextBefore: string | null;
+}
+
 /**
- * Newest first, filtered; paged by (occurred_at, id) against the cursor row's own values in
+ * Newest first, filtered, bounded as the payment search is (db/paymentScan.ts,
+ * docs/api.md#ledger): a page reads at most SCAN_ROWS entries of the index that drives it
+ * (`type` other than charge, else `app_id`, else `type=charge`, else every entry; since,
+ * until and the cursor narrowing it, as the date is its order), checks the other filters
+ * (provider, currency, mode, ...) on them, and answers the matching ones with `nextBefore`:
+ * the page's last entry when more follow, the last entry examined when it stopped at the
+ * bound, null at the end. Paged by (occurred_at, id) against the cursor row's own values in
  * SQL (a Date read into JavaScript would lose the microseconds, see reports.ts Cursor).
  */
-export async function listLedgerEntries(db: Queryable, f: LedgerFilter): Promise<LedgerEntry[]> {
-  const conds: string[] = [];
+export async function listLedgerPage(db: Queryable, f: LedgerFilter): Promise<LedgerPage> {
   const values: unknown[] = [];
-  const bound = (sql: string, v: unknown) => {
+  const param = (v: unknown) => {
     values.push(v);
-    conds.push(sql.replace('?', `$${values.length}`));
+    return `$${values.length}`;
   };
-  if (f.provider !== null) bound('provider = ?', f.provider);
-  if (f.currency !== null) bound('currency = ?', f.currency);
-  if (f.appId !== null) bound('app_id = ?', f.appId);
-  if (f.mode !== null) bound('mode = ?', f.mode);
-  if (f.type !== null) bound('type = ?', f.type);
-  if (f.since !== null) bound('occurred_at >= ?', f.since);
-  if (f.until !== null) bound('occurred_at < ?', f.until);
+  const n = param(SCAN_ROWS);
+  const cut = param(f.limit + 1);
+  const drive: string[] = [];
+  const check: string[] = [];
+  // The most selective first, as the first drives: most entries are charges.
+  if (f.type !== null && f.type !== 'charge') drive.push(`type = ${param(f.type)}`);
+  if (f.appId !== null) (drive.length ? check : drive).push(`app_id = ${param(f.appId)}`);
+  if (f.type === 'charge') (drive.length ? check : drive).push(`type = ${param(f.type)}`);
+  if (f.provider !== null) check.push(`provider = ${param(f.provider)}`);
+  if (f.currency !== null) check.push(`currency = ${param(f.currency)}`);
+  if (f.mode !== null) check.push(`mode = ${param(f.mode)}`);
+  if (f.since !== null) drive.push(`occurred_at >= ${param(f.since)}`);
+  // With both a cursor and until, one row comparison holds the older of the two (as the
+  // payment search does, db/paymentScan.ts): given as two conditions, the index scan starts at
+  // the cursor and walks every entry down to until when the cursor is the newer one.
   if (f.before !== null) {
-    bound(
-      '(occurred_at, id) < (SELECT c.occurred_at, c.id FROM ledger_entries c WHERE c.id = ?)',
-      f.before,
+    const b = param(f.before);
+    const to = f.until === null ? null : param(f.until);
+    const older = `c.occurred_at < ${to}`;
+    drive.push(
+      to === null
+        ? `(occurred_at, id) < (SELECT c.occurred_at, c.id FROM ledger_entries c WHERE c.id = ${b})`
+        : `(occurred_at, id) < (SELECT CASE WHEN ${older} THEN c.occurred_at ELSE ${to} END,
+            CASE WHEN ${older} THEN c.id ELSE '' END FROM ledger_entries c WHERE c.id = ${b})`,
     );
+  } else if (f.until !== null) {
+    drive.push(`occurred_at < ${param(f.until)}`);
   }
-  values.push(f.limit);
-  const res = await db.query<LedgerEntry>(
-    `SELECT ${LEDGER_COLUMNS} FROM ledger_entries
-     ${conds.length ? `WHERE ${conds.join(' AND ')}` : ''}
-     ORDER BY occurred_at DESC, id DESC LIMIT $${values.length}`,
+  const all = (conds: string[]) => (conds.length ? conds.join(' AND ') : 'true');
+  const order = 'ORDER BY occurred_at DESC, id DESC';
+  const res = await db.query<LedgerEntry & { scan_n: string; scan_match: boolean }>(
+    `SELECT s.* FROM (
+       SELECT e.*, row_number() OVER (${order}) AS scan_n, (${all(check)}) AS scan_match
+       FROM (SELECT ${LEDGER_COLUMNS} FROM ledger_entries WHERE ${all(drive)} ${order} LIMIT ${n}) e
+     ) s WHERE s.scan_match OR s.scan_n = ${n}
+     ${order} LIMIT ${cut}`,
     values,
   );
-  return res.rows;
+  const entries: LedgerEntry[] = [];
+  for (const row of res.rows) {
+    if (!row.scan_match) continue;
+    const entry: Partial<typeof row> = { ...row };
+    delete entry.scan_n;
+    delete entry.scan_match;
+    entries.push(entry as LedgerEntry);
+  }
+  if (entries.length > f.limit) {
+    return { entries: entries.slice(0, f.limit), nextBefore: entries[f.limit - 1]!.id };
+  }
+  const last = res.rows[res.rows.length - 1];
+  return { entries, nextBefore: last && Number(last.scan_n) === SCAN_ROWS ? last.id : null };
 }

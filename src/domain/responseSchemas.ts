@@ -5,7 +5,7 @@
  * service fails a test until the schema says so. Objects are closed (additionalProperties:
  * false) for that reason; metadata and audit details are the app's and operator's own.
  */
-import { arrayOf, object, ref, str } from './schemaParts.js';
+import { arrayOf, hex32, nullable, object, ref, str } from './schemaParts.js';
 import { ENDPOINT_SCHEMAS } from './endpointResponseSchemas.js';
 import { RECONCILIATION_SCHEMAS } from './reconciliationSchemas.js';
 import { MODES } from './types.js';
@@ -75,7 +75,14 @@ export const RESPONSE_SCHEMAS = {
   Exception,
   ExceptionList: object({ exceptions: arrayOf(ref('Exception')) }),
   LedgerEntry,
-  LedgerList: object({ entries: arrayOf(ref('LedgerEntry')) }),
+  LedgerList: object({
+    entries: arrayOf(ref('LedgerEntry')),
+    next_before: nullable(
+      hex32(
+        'The `before` of the next page: the last entry of a full page, or the last entry the list examined when it stopped at its bound, even on a page shorter than `limit` or empty; null only when the list reached the end (docs/api.md#ledger).',
+      ),
+    ),
+  }),
   ...RECONCILIATION_SCHEMAS,
   DeliveryEnqueued: object({ delivery_id: str('dlv_ followed by 24 lowercase hex characters.') }),
   Redelivered: object({ deliveries: { type: 'integer', minimum: 0 } }),

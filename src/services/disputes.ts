@@ -2,6 +2,7 @@
  * Disputes (D16, docs/api.md#disputes): created and moved only by provider events the
  * provider's API has confirmed (services/inbound.ts), read by the operator's admin API.
  */
+import { modeForApp } from './paymentSearch.js';
 import * as disputesDb from '../db/disputes.js';
 import type { DisputeRow, DisputeStatus } from '../db/disputes.js';
 import { disputeBooked, recordLedgerEntry } from '../db/ledger.js';
@@ -251,11 +252,15 @@ export async function listDisputes(
     throw apiError('invalid', 'before must be a dispute id from a previous page');
   }
   const mode = resolveMode(q.mode);
+  // An app's disputes carry its one mode: another mode, or an unknown app, is none at once
+  // (services/paymentSearch.ts), instead of a walk through all of the app's disputes.
+  const only = await modeForApp(db, mode === '' ? null : mode, appId);
+  if (only === 'none') return { mode, disputes: [] };
   const rows = await disputesDb.listDisputeRows(db, {
     status: status as DisputeStatus | null,
     provider,
     appId,
-    mode: mode === '' ? null : mode,
+    mode: only,
     before,
     limit,
   });

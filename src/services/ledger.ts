@@ -11,6 +11,7 @@ import { isPaymentId } from '../domain/ids.js';
 import { isText } from '../domain/paymentSearch.js';
 import { PARAMS } from '../domain/schemas.js';
 import { LEDGER_TYPES, PROVIDERS } from '../domain/types.js';
+import { modeForApp } from './paymentSearch.js';
 import { KNOWN_CURRENCIES } from './reports/summary.js';
 
 export interface LedgerQuery {
@@ -77,7 +78,7 @@ function oneOf<T extends string>(
 export async function listLedger(
   db: Queryable,
   q: LedgerQuery,
-): Promise<{ entries: LedgerEntryView[] }> {
+): Promise<{ entries: LedgerEntryView[]; next_before: string | null }> {
   const limit = parseListLimit(q.limit);
   const provider = oneOf('provider', q.provider, PROVIDERS);
   const currency = oneOf('currency', q.currency, KNOWN_CURRENCIES);
@@ -100,16 +101,20 @@ export async function listLedger(
     throw apiError('invalid', 'before must be a ledger entry id from a previous page');
   }
   const mode = resolveMode(q.mode);
-  const rows = await ledgerDb.listLedgerEntries(db, {
+  // An app's entries carry its one mode: another mode, or an unknown app, is none at once
+  // (services/paymentSearch.ts), the end of the list.
+  const only = await modeForApp(db, mode === '' ? null : mode, appId);
+  if (only === 'none') return { entries: [], next_before: null };
+  const page = await ledgerDb.listLedgerPage(db, {
     provider,
     currency,
     appId,
-    mode: mode === '' ? null : mode,
+    mode: only,
     type,
     since,
     until,
     before,
     limit,
   });
-  return { entries: rows.map(toLedgerEntryView) };
+  return { entries: page.entries.map(toLedgerEntryView), next_before: page.nextBefore };
 }

@@ -149,6 +149,7 @@ export const ADMIN_EXAMPLES = {
         occurred_at: AT,
       },
     ],
+    next_before: null,
   },
   exceptions: { exceptions: [EXCEPTION] },
   deliveries: {

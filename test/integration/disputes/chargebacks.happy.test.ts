@@ -626,6 +626,10 @@ describe('GET /admin/disputes', () => {
       ['status=lost', (d: DisputeView) => d.status === 'lost'],
       ['provider=wallet_psp', (d: DisputeView) => d.provider === 'wallet_psp'],
       [`app_id=${app.app_id}`, () => true],
+      // The app is a test one: with another mode, or unknown, none (answered without a scan).
+      [`app_id=${app.app_id}&mode=live`, () => false],
+      [`app_id=${app.app_id}&mode=test`, () => true],
+      ['app_id=app_unknown', () => false],
       ['mode=live', () => false],
       ['mode=test', () => true],
     ] as const) {

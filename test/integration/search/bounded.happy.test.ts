@@ -174,4 +174,34 @@ describe('GET /admin/payments, bounded', () => {
     );
     assert.equal(next.next_before, all[1099]);
   });
+
+  test('a cursor with created_to: the page starts at the older of the two, ties to the id', async () => {
+    const all = await expected('true');
+    const rows = await sql<{ id: string; created_at: Date }>(
+      gw.databaseUrl,
+      `SELECT id, created_at FROM payments ORDER BY created_at DESC, id DESC`,
+    );
+    // g = 3000 and 3001 share one created_at: created_to at that instant excludes both.
+    const at = rows.findIndex((r) => r.id === all[3000]);
+    const to = rows[at]!.created_at.toISOString();
+    const before = rows.findIndex((r) => r.created_at.getTime() < rows[at]!.created_at.getTime());
+    const newerCursor = await page(`before=${all[10]}&created_to=${to}&limit=5`);
+    assert.deepEqual(
+      newerCursor.payments.map((r) => r.id),
+      all.slice(before, before + 5),
+    );
+    // A cursor older than created_to: the cursor bounds the page.
+    const olderCursor = await page(`before=${all[4000]}&created_to=${to}&limit=5`);
+    assert.deepEqual(
+      olderCursor.payments.map((r) => r.id),
+      all.slice(4001, 4006),
+    );
+    // The cursor at created_to's very instant: the rows before the cursor's id at that instant
+    // are at created_to, so excluded too.
+    const sameInstant = await page(`before=${all[3000]}&created_to=${to}&limit=5`);
+    assert.deepEqual(
+      sameInstant.payments.map((r) => r.id),
+      all.slice(before, before + 5),
+    );
+  });
 });
