@@ -14,7 +14,7 @@ export const HEAP_GROWING_PERCENT = 20;
 /**
  * Sets V8's heap growth (the flag is read at every collection, so setting it at start-up is
  * enough), unless the operator chose one with `--heap-growing-percent` on the command line
- * or in NODE_OPTIONS, which then wins.
+ * (Node refuses this flag in NODE_OPTIONS; the check of it there is harmless), which then wins.
  */
 export function boundHeapGrowth(percent = HEAP_GROWING_PERCENT): boolean {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some(

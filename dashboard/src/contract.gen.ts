@@ -235,8 +235,8 @@ export interface components {
          * @example 2025-01-02T03:04:05.678Z
          */
         created_at: string;
-        /** @description Exactly the body that was or will be delivered. */
-        payload: components['schemas']['OutboundEvent'];
+        /** @description Exactly the body that was or will be delivered; null only when its stored form cannot be read back (a damaged row, whose delivery is given up as dead). */
+        payload: components['schemas']['OutboundEvent'] | null;
         delivery: {
           /** @enum {string} */
           status: 'pending' | 'delivered' | 'dead';

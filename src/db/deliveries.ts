@@ -1,5 +1,5 @@
 import { newDeliveryId } from '../domain/ids.js';
-import { unpackEventBody, type StoredEventBody } from './eventBody.js';
+import { readEventBody, type StoredEventBody } from './eventBody.js';
 import type { Queryable } from './pool.js';
 
 /** NOTIFY channel that wakes the delivery workers when a delivery commits. */
@@ -39,6 +39,8 @@ export interface ClaimedDelivery {
   rotates_at: Date | null;
   /** A disabled endpoint's deliveries are given up without a request. */
   endpoint_disabled: boolean;
+  /** Why the stored body cannot be read back (then `body` is empty): given up without a request. */
+  body_unreadable: string | null;
   mode: string;
 }
 
@@ -73,7 +75,7 @@ SET locked_until = now() + $2 * interval '1 millisecond', attempts = d.attempts 
 FROM picked, outbound_events e, apps a
 WHERE d.id = picked.id AND e.id = d.event_id AND a.id = d.app_id
 RETURNING d.id, d.attempts, d.event_id, d.app_id, d.endpoint_id, e.event_type, e.body,
-  e.body_codec, e.body_packed, a.mode,
+  e.body_codec, e.body_packed, e.body_size, a.mode,
   CASE WHEN d.endpoint_id IS NULL THEN a.webhook_url
     ELSE (SELECT url FROM webhook_endpoints WHERE id = d.endpoint_id) END AS url,
   CASE WHEN d.endpoint_id IS NULL THEN a.webhook_secret_enc
@@ -111,8 +113,12 @@ export async function claimDueDeliveries(
     })
   ).rows;
   // The body as it was written (stored deflated, db/eventBody.ts): every attempt signs and
-  // sends these same bytes.
-  for (const r of rows) r.body = unpackEventBody(r);
+  // sends these same bytes. A body that cannot be read back fails its own delivery only.
+  for (const r of rows) {
+    const read = readEventBody(r);
+    r.body = 'body' in read ? read.body : '';
+    r.body_unreadable = 'unreadable' in read ? read.unreadable : null;
+  }
   return rows;
 }
 

@@ -77,16 +77,42 @@ export interface StoredEventBody {
   body: string | null;
   body_codec: number | null;
   body_packed: Buffer | null;
+  /** The length recorded when it was packed; the unpacked bytes must have it. */
+  body_size?: number | null;
 }
 
-/** The body exactly as it was written, from its stored form. */
+/**
+ * The body exactly as it was written, from its stored form. Throws when it cannot be: an
+ * unknown codec, bytes that do not inflate, or bytes of another length than was recorded (raw
+ * deflate carries no checksum, so the length is the check that a damaged row is not signed
+ * and sent as if it were the event).
+ */
 export function unpackEventBody(s: StoredEventBody): string {
   if (s.body_codec === null) return s.body ?? '';
   const bytes = s.body_packed ?? Buffer.alloc(0);
-  if (s.body_codec === EVENT_BODY_RAW) return bytes.toString('utf8');
-  const dictionary = dictionaryOf(s.event_type);
-  if (s.body_codec !== EVENT_BODY_DEFLATED_V1 || !dictionary) {
-    throw new Error(`event body codec ${s.body_codec} of ${s.event_type} is not known`);
+  const size = s.body_size ?? null;
+  let raw: Buffer;
+  if (s.body_codec === EVENT_BODY_RAW) raw = bytes;
+  else {
+    const dictionary = dictionaryOf(s.event_type);
+    if (s.body_codec !== EVENT_BODY_DEFLATED_V1 || !dictionary) {
+      throw new Error(`event body codec ${s.body_codec} of ${s.event_type} is not known`);
+    }
+    // One byte past the recorded size is enough to tell a longer body, never a huge buffer.
+    const maxOutputLength = size === null ? undefined : size + 1;
+    raw = inflateRawSync(bytes, { windowBits: 15, dictionary, maxOutputLength });
   }
-  return inflateRawSync(bytes, { windowBits: 15, dictionary }).toString('utf8');
+  if (size !== null && raw.length !== size) {
+    throw new Error(`event body is ${raw.length} bytes, ${size} were recorded`);
+  }
+  return raw.toString('utf8');
+}
+
+/** unpackEventBody, or why not: for the readers that go on with the other rows. */
+export function readEventBody(s: StoredEventBody): { body: string } | { unreadable: string } {
+  try {
+    return { body: unpackEventBody(s) };
+  } catch (err) {
+    return { unreadable: (err as Error).message };
+  }
 }

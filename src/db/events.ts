@@ -6,7 +6,7 @@
  */
 import { UNDELIVERED_EVENT_TYPES } from '../domain/events.js';
 import { DELIVERY_CHANNEL } from './deliveries.js';
-import { unpackEventBody, type StoredEventBody } from './eventBody.js';
+import { readEventBody, type StoredEventBody } from './eventBody.js';
 import type { Queryable } from './pool.js';
 
 /** True for one of the app's own events; false for an unknown id or another app's. */
@@ -24,6 +24,8 @@ export interface FeedRow {
   created_at: Date;
   /** Null for a row past the page (its limit or byte budget): it only tells that more follow. */
   body: string | null;
+  /** Why a body of the page cannot be read back (a damaged row; its body is then ''). */
+  body_unreadable: string | null;
   delivery_status: string | null;
   delivery_attempts: number | null;
   delivery_last_status_code: number | null;
@@ -80,7 +82,7 @@ export async function appEventsAfter(
        LIMIT $2 + 1)
      SELECT p.id, p.event_type, p.created_at,
        w.within, CASE WHEN w.within THEN b.body END AS body,
-       CASE WHEN w.within THEN b.body_packed END AS body_packed, b.body_codec,
+       CASE WHEN w.within THEN b.body_packed END AS body_packed, b.body_codec, b.body_size,
        d.status AS delivery_status, d.attempts AS delivery_attempts,
        d.last_status_code AS delivery_last_status_code
      FROM page p
@@ -92,15 +94,19 @@ export async function appEventsAfter(
      ORDER BY p.txid, p.created_at, p.id`,
     values,
   );
-  return res.rows.map((r) => ({
-    id: r.id,
-    event_type: r.event_type,
-    created_at: r.created_at,
-    body: r.within ? unpackEventBody(r) : null,
-    delivery_status: r.delivery_status,
-    delivery_attempts: r.delivery_attempts,
-    delivery_last_status_code: r.delivery_last_status_code,
-  }));
+  return res.rows.map((r) => {
+    const read = r.within ? readEventBody(r) : null;
+    return {
+      id: r.id,
+      event_type: r.event_type,
+      created_at: r.created_at,
+      body: read === null ? null : 'body' in read ? read.body : '',
+      body_unreadable: read !== null && 'unreadable' in read ? read.unreadable : null,
+      delivery_status: r.delivery_status,
+      delivery_attempts: r.delivery_attempts,
+      delivery_last_status_code: r.delivery_last_status_code,
+    };
+  });
 }
 
 /**

@@ -163,6 +163,7 @@ export class DeliveryWorker {
       responseBody: null,
     });
     if (d.endpoint_disabled) return none('endpoint disabled');
+    if (d.body_unreadable !== null) return none(`event body unreadable: ${d.body_unreadable}`);
     if (!d.url) return none('app has no webhook_url');
     const ts = String(Math.floor(this.gw.now() / 1000));
     return this.sender.post(
@@ -184,9 +185,10 @@ export class DeliveryWorker {
     const cfg = this.gw.config.delivery;
     const startedAt = new Date();
     const result = await this.send(d);
-    const v = d.endpoint_disabled
-      ? 'dead'
-      : verdict(result.statusCode, d.attempts, cfg.maxAttempts);
+    const v =
+      d.endpoint_disabled || d.body_unreadable !== null
+        ? 'dead'
+        : verdict(result.statusCode, d.attempts, cfg.maxAttempts);
     const delayMs = v === 'retry' ? retryDelayMs(cfg, d.attempts) : 0;
     deliveryAttempts.inc({ verdict: v });
     deliveryDuration.observe(result.durationMs / 1000);

@@ -168,8 +168,9 @@ export const EventList = object({
       event: str(),
       created_at: timestamp,
       payload: {
-        ...ref('OutboundEvent'),
-        description: 'Exactly the body that was or will be delivered.',
+        oneOf: [ref('OutboundEvent'), { type: 'null' }],
+        description:
+          'Exactly the body that was or will be delivered; null only when its stored form cannot be read back (a damaged row, whose delivery is given up as dead).',
       },
       delivery: nullable(
         object({
