@@ -56,6 +56,21 @@ function target(url: string): Target {
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
 
+/**
+ * The most of a provider's answer that is read (8 MiB): their answers are a few KiB, and a
+ * broken or hostile endpoint streaming without end must not fill the gateway's memory. A
+ * longer answer fails the exchange like a lost connection (the caller cannot know what the
+ * provider did: an unknown outcome, D15's 504).
+ */
+export const MAX_PROVIDER_ANSWER_BYTES = 8 * 2 ** 20;
+
+export class ProviderAnswerTooLargeError extends Error {
+  override name = 'ProviderAnswerTooLargeError';
+  constructor() {
+    super(`provider answer over ${MAX_PROVIDER_ANSWER_BYTES} bytes`);
+  }
+}
+
 /** The whole body as text, as undici's `body.text()` decodes it (UTF-8, a leading BOM dropped). */
 function bodyText(chunks: Buffer[], length: number): string {
   const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
@@ -116,6 +131,12 @@ export function providerExchange(
         if (!settled) {
           chunks.push(chunk);
           length += chunk.length;
+          if (length > MAX_PROVIDER_ANSWER_BYTES) {
+            chunks = [];
+            const err = new ProviderAnswerTooLargeError();
+            fail(err);
+            abort?.(err);
+          }
         }
         return true;
       },

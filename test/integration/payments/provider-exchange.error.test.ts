@@ -8,7 +8,12 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { ProviderTimeoutError, providerExchange } from '../../../src/providers/http.js';
+import {
+  MAX_PROVIDER_ANSWER_BYTES,
+  ProviderAnswerTooLargeError,
+  ProviderTimeoutError,
+  providerExchange,
+} from '../../../src/providers/http.js';
 
 let server: Server;
 let base: string;
@@ -44,6 +49,15 @@ before(async () => {
         res.write('part');
         // Never ends within the caller's deadline.
         setTimeout(() => res.end(), 2_000);
+      } else if (path === '/endless') {
+        // Streams past the limit and would go on.
+        res.writeHead(200);
+        const chunk = Buffer.alloc(1 << 20, 0x61);
+        const more = () => {
+          while (!res.destroyed && res.write(chunk));
+          if (!res.destroyed) res.once('drain', more);
+        };
+        more();
       } else if (path === '/silent') {
         setTimeout(() => res.end('late'), 2_000);
       } else {
@@ -145,4 +159,22 @@ test('an address that is not http(s) is refused before anything is sent', async 
     providerExchange('not a url', { method: 'GET', headers: {}, timeoutMs: 1_000 }),
     TypeError,
   );
+});
+
+test('an answer past MAX_PROVIDER_ANSWER_BYTES fails the exchange before its deadline and the connection is dropped', async () => {
+  const started = Date.now();
+  await assert.rejects(
+    providerExchange(`${base}/endless`, { method: 'GET', headers: {}, timeoutMs: 20_000 }),
+    (err: Error) =>
+      err instanceof ProviderAnswerTooLargeError &&
+      err.message === `provider answer over ${MAX_PROVIDER_ANSWER_BYTES} bytes`,
+  );
+  assert.ok(Date.now() - started < 20_000);
+  // The pool still works for the next exchange.
+  const ok = await providerExchange(`${base}/echo`, {
+    method: 'GET',
+    headers: {},
+    timeoutMs: 5_000,
+  });
+  assert.equal(ok.status, 201);
 });
