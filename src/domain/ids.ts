@@ -8,15 +8,20 @@ import { randomBytes, randomFillSync } from 'node:crypto';
 const POOL = Buffer.alloc(16 * 256);
 let poolOffset = POOL.length;
 
-/** payment_id and refund_id: 32 lowercase hex characters from a cryptographic source (docs/api.md#identifiers). */
-export function newId(): string {
-  if (poolOffset === POOL.length) {
+/** `bytes` (at most 16) fresh bytes of the pool as lowercase hex; each byte is used once. */
+function pooledHex(bytes: number): string {
+  if (poolOffset + bytes > POOL.length) {
     randomFillSync(POOL);
     poolOffset = 0;
   }
-  const id = POOL.toString('hex', poolOffset, poolOffset + 16);
-  poolOffset += 16;
+  const id = POOL.toString('hex', poolOffset, poolOffset + bytes);
+  poolOffset += bytes;
   return id;
+}
+
+/** payment_id and refund_id: 32 lowercase hex characters from a cryptographic source (docs/api.md#identifiers). */
+export function newId(): string {
+  return pooledHex(16);
 }
 
 export function isPaymentId(v: string): boolean {
@@ -29,9 +34,10 @@ export function newAppId(): string {
 
 /** An outbound event's id, stable across its deliveries (X-PAY-Event-Id). */
 export function newEventId(): string {
-  return 'evt_' + randomBytes(12).toString('hex');
+  return 'evt_' + pooledHex(12);
 }
 
+/** From the same pool: a finalization draws an event id, a delivery id and two ledger ids. */
 export function newDeliveryId(): string {
-  return 'dlv_' + randomBytes(12).toString('hex');
+  return 'dlv_' + pooledHex(12);
 }
