@@ -1,9 +1,10 @@
 import { randomBytes, randomFillSync } from 'node:crypto';
 
 /**
- * Cryptographic randomness drawn 4 KiB at a time and handed out 16 bytes per id, as Node's
- * own randomUUID does: one call into the system's generator per 256 ids instead of one per id
- * (issue 28). Each id's bytes are used once.
+ * Cryptographic randomness drawn 4 KiB at a time and handed out 16 bytes per payment or refund
+ * id (12 per event or delivery id), as Node's own randomUUID does: one call into the system's
+ * generator per 256 to 341 ids instead of one per id (issue 28). Each id's bytes are used once;
+ * the bytes left at the end of the pool when an id needs more are skipped.
  */
 const POOL = Buffer.alloc(16 * 256);
 let poolOffset = POOL.length;
