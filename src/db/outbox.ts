@@ -58,7 +58,7 @@ export function outboxWrite(e: OutboxWriteSql): string {
     split_part(${e.body}::text, ':', 1)::smallint, split_part(${e.body}::text, ':', 2)::int,
     decode(split_part(${e.body}::text, ':', 3), 'base64'),
     ${e.dedupeKey}, ${e.createdAt}${e.from === null ? '' : ` FROM ${e.from}`}
-  ON CONFLICT (dedupe_key) DO NOTHING
+  ON CONFLICT (dedupe_key) WHERE dedupe_key IS NOT NULL DO NOTHING
   RETURNING id, app_id, payment_id),
 dl AS (
   INSERT INTO deliveries (id, event_id, app_id, payment_id)
