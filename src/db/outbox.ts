@@ -61,8 +61,8 @@ export function outboxWrite(e: OutboxWriteSql): string {
   ON CONFLICT (dedupe_key) WHERE dedupe_key IS NOT NULL DO NOTHING
   RETURNING id, app_id, payment_id),
 dl AS (
-  INSERT INTO deliveries (id, event_id, app_id, payment_id)
-  SELECT ${e.deliveryId}, id, app_id, payment_id FROM ev WHERE ${e.delivered}
+  INSERT INTO deliveries (id, event_id, app_id)
+  SELECT ${e.deliveryId}, id, app_id FROM ev WHERE ${e.delivered}
   RETURNING id)`;
 }
 

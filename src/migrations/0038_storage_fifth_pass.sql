@@ -37,4 +37,10 @@ CREATE INDEX deliveries_event_idx ON deliveries (event_id);
 DROP INDEX delivery_attempts_delivery_idx;
 CREATE INDEX delivery_attempts_delivery_idx ON delivery_attempts (delivery_id);
 
+-- 5. A delivery's payment is its event's (outbound_events.payment_id): deliveries written from
+-- now on leave deliveries.payment_id NULL (no query of the gateway reads it since 0034; the
+-- admin delivery list answers the event's). Rows written before keep theirs.
+COMMENT ON COLUMN deliveries.payment_id IS
+  'Written until migration 0038 only; a delivery''s payment is outbound_events.payment_id of its event_id';
+
 ANALYZE ledger_entries;
