@@ -10,13 +10,12 @@ export async function insertDelivery(
   tx: Queryable,
   eventId: string,
   appId: string,
-  paymentId: string | null,
 ): Promise<string> {
   const deliveryId = newDeliveryId();
   await tx.query({
     name: 'outbox_insert_delivery',
-    text: `INSERT INTO deliveries (id, event_id, app_id, payment_id) VALUES ($1, $2, $3, $4)`,
-    values: [deliveryId, eventId, appId, paymentId],
+    text: `INSERT INTO deliveries (id, event_id, app_id) VALUES ($1, $2, $3)`,
+    values: [deliveryId, eventId, appId],
   });
   await tx.query(`NOTIFY ${DELIVERY_CHANNEL}`);
   return deliveryId;
@@ -229,7 +228,7 @@ export async function listDeliveryRows(
   limit: number,
 ): Promise<DeliveryListRow[]> {
   const res = await db.query<DeliveryListRow>(
-    `SELECT d.id, d.event_id, e.event_type, d.app_id, d.endpoint_id, d.payment_id, d.status, d.attempts,
+    `SELECT d.id, d.event_id, e.event_type, d.app_id, d.endpoint_id, e.payment_id, d.status, d.attempts,
        d.last_status_code, d.last_error, d.last_response_body, d.next_attempt_at, d.created_at, d.updated_at
      FROM deliveries d JOIN outbound_events e ON e.id = d.event_id
      WHERE ($1::text IS NULL OR d.status = $1)

@@ -119,8 +119,8 @@ export async function enqueueRecovery(tx: Queryable, ep: EndpointRow, since: Dat
   // first's pending deliveries, so nothing is enqueued twice.
   await tx.query(`SELECT 1 FROM webhook_endpoints WHERE id = $1 FOR UPDATE`, [ep.id]);
   const res = await tx.query(
-    `INSERT INTO deliveries (id, event_id, app_id, payment_id, endpoint_id)
-     SELECT 'dlv_' || substr(md5(gen_random_uuid()::text), 1, 24), e.id, e.app_id, e.payment_id, $2
+    `INSERT INTO deliveries (id, event_id, app_id, endpoint_id)
+     SELECT 'dlv_' || substr(md5(gen_random_uuid()::text), 1, 24), e.id, e.app_id, $2
      FROM outbound_events e
      WHERE e.app_id = $1 AND e.created_at >= GREATEST($3::timestamptz, $4::timestamptz)
        AND (e.event_type = ANY ($5::text[]) OR '*' = ANY ($5::text[]))

@@ -122,8 +122,8 @@ export async function enqueueRedeliveries(
   onlyUndelivered: boolean,
 ): Promise<number> {
   const res = await tx.query(
-    `INSERT INTO deliveries (id, event_id, app_id, payment_id)
-     SELECT 'dlv_' || substr(md5(gen_random_uuid()::text), 1, 24), e.id, e.app_id, e.payment_id
+    `INSERT INTO deliveries (id, event_id, app_id)
+     SELECT 'dlv_' || substr(md5(gen_random_uuid()::text), 1, 24), e.id, e.app_id
      FROM outbound_events e
      WHERE e.app_id = $1 AND e.created_at >= $2 AND e.created_at < $3
        AND e.event_type <> ALL ($5::text[])

@@ -66,7 +66,7 @@ export async function archiveInbound(
     stored.bytes,
     stored.codec,
     rawBody.length,
-    bodySha256.toString('hex'),
+    bodySha256,
     truncated,
   ];
   const archiveOnly = async () => {
@@ -102,7 +102,8 @@ export async function archiveInbound(
   };
 }
 
-const ARCHIVE_SQL = `INSERT INTO inbound_events (provider, headers, raw_body, body_codec, body_size, body_sha256,
+// body_digest: the body's SHA-256 as 32 bytes (migration 0038); rows before it have body_sha256 in hex.
+const ARCHIVE_SQL = `INSERT INTO inbound_events (provider, headers, raw_body, body_codec, body_size, body_digest,
     body_truncated)
   VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`;
 
@@ -200,7 +201,7 @@ export async function listInbound(
   const res = await db.query<Omit<InboundEventRow, 'body_error'> & { body_codec: number | null }>(
     `SELECT id::int AS id, provider, received_at, signature_valid, event_type, payment_id, outcome, raw_body,
        body_codec, COALESCE(body_size, octet_length(raw_body)) AS body_size,
-       COALESCE(body_sha256, encode(sha256(raw_body), 'hex')) AS body_sha256, body_truncated
+       COALESCE(encode(body_digest, 'hex'), body_sha256, encode(sha256(raw_body), 'hex')) AS body_sha256, body_truncated
      FROM inbound_events WHERE ($1::text IS NULL OR payment_id = $1)
      ORDER BY received_at DESC, id DESC LIMIT $2`,
     [paymentId, limit],

@@ -56,11 +56,11 @@ export function outboxWrite(e: OutboxWriteSql): string {
   SELECT ${e.eventId}, ${e.appId}, ${e.paymentId}, ${e.refundId}, ${e.eventType},
     ${e.bodyCodec}::smallint, ${e.bodySize}::int, ${e.bodyPacked}::bytea,
     ${e.dedupeKey}, ${e.createdAt}${e.from === null ? '' : ` FROM ${e.from}`}
-  ON CONFLICT (dedupe_key) DO NOTHING
+  ON CONFLICT (dedupe_key) WHERE dedupe_key IS NOT NULL DO NOTHING
   RETURNING id, app_id, payment_id),
 dl AS (
-  INSERT INTO deliveries (id, event_id, app_id, payment_id)
-  SELECT ${e.deliveryId}, id, app_id, payment_id FROM ev WHERE ${e.delivered}
+  INSERT INTO deliveries (id, event_id, app_id)
+  SELECT ${e.deliveryId}, id, app_id FROM ev WHERE ${e.delivered}
   RETURNING id)`;
 }
 

@@ -57,7 +57,7 @@ export async function succeededRefundTotals(
 /**
  * The ledger's sums by the time each movement happened (docs/api.md#ledger): two groups per
  * key, `net` (every entry) and `disputed` (what disputes took back, net of the ones won,
- * as a positive figure). Served by ledger_report_idx (migration 0013) without the table.
+ * as a positive figure). Served by ledger_time_idx (migration 0038) without the table.
  */
 export async function ledgerTotals(
   db: Queryable,

@@ -19,7 +19,7 @@ export async function retryWebhook(
   const event = await latestPaymentEvent(pool, paymentId);
   if (!event) throw apiError('no_webhook_event');
   const deliveryId = await withTransaction(pool, async (tx) => {
-    const id = await insertDelivery(tx, event.id, event.app_id, paymentId);
+    const id = await insertDelivery(tx, event.id, event.app_id);
     await audit(tx, {
       targetType: 'payment',
       targetId: paymentId,

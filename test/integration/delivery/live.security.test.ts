@@ -57,7 +57,7 @@ async function attemptsOf(paymentId: string): Promise<Attempt[]> {
   return sql<Attempt>(
     gw.databaseUrl,
     `SELECT a.attempt, a.status_code, a.error, a.outcome FROM delivery_attempts a
-     JOIN deliveries d ON d.id = a.delivery_id WHERE d.payment_id = $1 ORDER BY a.id`,
+     JOIN deliveries d ON d.id = a.delivery_id WHERE d.event_id IN (SELECT id FROM outbound_events WHERE payment_id = $1) ORDER BY a.id`,
     [paymentId],
   );
 }
@@ -65,7 +65,7 @@ async function attemptsOf(paymentId: string): Promise<Attempt[]> {
 async function eventIdOf(paymentId: string): Promise<string | undefined> {
   const [row] = await sql<{ event_id: string }>(
     gw.databaseUrl,
-    'SELECT event_id FROM deliveries WHERE payment_id = $1',
+    'SELECT event_id FROM deliveries WHERE event_id IN (SELECT id FROM outbound_events WHERE payment_id = $1)',
     [paymentId],
   );
   return row?.event_id;

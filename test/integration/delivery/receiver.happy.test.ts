@@ -73,7 +73,7 @@ async function finalizedPayment(
 
 async function deliveryRows(paymentId: string) {
   const res = await gw.running.gw.pool.query<{ id: string; status: string; attempts: number }>(
-    `SELECT id, status, attempts FROM deliveries WHERE payment_id = $1 ORDER BY created_at`,
+    `SELECT id, status, attempts FROM deliveries WHERE event_id IN (SELECT id FROM outbound_events WHERE payment_id = $1) ORDER BY created_at`,
     [paymentId],
   );
   return res.rows;
@@ -87,7 +87,7 @@ async function attemptRows(paymentId: string) {
     error: string | null;
   }>(
     `SELECT a.attempt, a.status_code, a.outcome, a.error FROM delivery_attempts a
-     JOIN deliveries d ON d.id = a.delivery_id WHERE d.payment_id = $1 ORDER BY a.id`,
+     JOIN deliveries d ON d.id = a.delivery_id WHERE d.event_id IN (SELECT id FROM outbound_events WHERE payment_id = $1) ORDER BY a.id`,
     [paymentId],
   );
   return res.rows;

@@ -189,8 +189,13 @@ describe('entries of each admin change', () => {
       assert.deepEqual(await sql(gw.databaseUrl, `SELECT 1 FROM apps WHERE name = 'Doomed'`), []);
       const paid = await paidPayment(gw, app, 'idr', 24_000);
       const deliveries = async () =>
-        (await sql(gw.databaseUrl, `SELECT 1 FROM deliveries WHERE payment_id = $1`, [paid.id]))
-          .length;
+        (
+          await sql(
+            gw.databaseUrl,
+            `SELECT 1 FROM deliveries WHERE event_id IN (SELECT id FROM outbound_events WHERE payment_id = $1)`,
+            [paid.id],
+          )
+        ).length;
       const n = await deliveries();
       assertError(
         await gw.admin('POST', `/admin/payments/${paid.id}/retry-webhook`),

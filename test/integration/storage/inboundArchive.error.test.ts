@@ -56,7 +56,7 @@ async function archived(body: string): Promise<number> {
   assert.deepEqual([res.status, res.text], [404, 'unknown payment']);
   const [row] = await sql<{ id: number; body_codec: number | null }>(
     gw.databaseUrl,
-    'SELECT id::int AS id, body_codec FROM inbound_events WHERE body_sha256 = $1',
+    `SELECT id::int AS id, body_codec FROM inbound_events WHERE body_digest = decode($1, 'hex')`,
     [sha256(body)],
   );
   assert.equal(row?.body_codec, 1, 'stored deflated');

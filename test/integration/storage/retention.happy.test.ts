@@ -48,7 +48,7 @@ const ageInbound = (id: string, days: number) =>
 const ageAttempts = (id: string, days: number) =>
   age(
     `UPDATE delivery_attempts SET started_at = now() - $1 * interval '1 day'
-     WHERE delivery_id IN (SELECT id FROM deliveries WHERE payment_id = $2)`,
+     WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id IN (SELECT id FROM outbound_events WHERE payment_id = $2))`,
     days,
     id,
   );
@@ -60,7 +60,7 @@ const inboundOf = (id: string) =>
 const attemptsOf = (id: string) =>
   count(
     `SELECT count(*)::int AS n FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
-     WHERE d.payment_id = $1`,
+     WHERE d.event_id IN (SELECT id FROM outbound_events WHERE payment_id = $1)`,
     id,
   );
 async function deliveryStatus(id: string): Promise<string> {
@@ -68,7 +68,7 @@ async function deliveryStatus(id: string): Promise<string> {
   for (;;) {
     const r = await pool.query<{ status: string; attempts: number }>(
       `SELECT d.status, (SELECT count(*)::int FROM delivery_attempts a WHERE a.delivery_id = d.id) AS attempts
-       FROM deliveries d WHERE payment_id = $1`,
+       FROM deliveries d WHERE event_id IN (SELECT id FROM outbound_events WHERE payment_id = $1)`,
       [id],
     );
     const row = r.rows[0];
@@ -222,7 +222,10 @@ test('old inbound events, finished deliveries’ old attempts and expired idempo
   // The payments, deliveries and outbound events themselves are never purged.
   for (const id of [oldDone.id, recent.id, pendingId, deadId]) {
     assert.equal(
-      await count('SELECT count(*)::int AS n FROM deliveries WHERE payment_id = $1', id),
+      await count(
+        'SELECT count(*)::int AS n FROM deliveries WHERE event_id IN (SELECT id FROM outbound_events WHERE payment_id = $1)',
+        id,
+      ),
       1,
     );
     assert.equal((await gw.v1(app, 'GET', `/v1/payments/${id}`)).status, 200);

@@ -76,7 +76,7 @@ async function assertOneTransition(id: string, answers: { status: number; text: 
   );
   await eventually(async () => {
     const d = await db.query<{ status: string }>(
-      `SELECT status FROM deliveries WHERE payment_id = $1`,
+      `SELECT status FROM deliveries WHERE event_id IN (SELECT id FROM outbound_events WHERE payment_id = $1)`,
       [id],
     );
     return (
