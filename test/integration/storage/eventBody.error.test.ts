@@ -10,9 +10,8 @@ import {
   type GatewayWithReceiver,
   type TestGateway,
 } from '../../helpers/gateway.js';
-import { finalizePayment } from '../../helpers/jobs.js';
 import { type Receiver } from '../../helpers/receiver.js';
-import { createPaymentRecord, newId } from '../../helpers/state.js';
+import { finalizedPayment } from '../../helpers/finalized.js';
 
 // A stored event body that cannot be read back (a damaged row, or a codec of a later
 // version after a rollback) fails its own delivery, as dead without a request, and shows
@@ -28,35 +27,6 @@ before(async () => {
   ({ gw, receiver, app } = setup);
 });
 after(() => setup?.stop());
-
-async function paidPayment(): Promise<string> {
-  const pool = gw.running.gw.pool;
-  const p = await createPaymentRecord(
-    pool,
-    {
-      id: newId(),
-      app_id: app.app_id,
-      mode: 'test',
-      amount_minor: 125000,
-      currency: 'IDR',
-      method: 'qris',
-      provider: 'idr_psp',
-      external_user_id: 'buyer-1',
-      email: 'b@example.com',
-      return_url: 'https://shop.example/done',
-      metadata: {},
-    },
-    { invoicePrefix: null, claim: null, registrationDeadline: new Date(Date.now() + 600_000) },
-  );
-  await pool.query(`UPDATE payments SET provider_ref = $2 WHERE id = $1`, [p.id, `ref-${p.id}`]);
-  const done = await finalizePayment(
-    pool,
-    { ...p, provider_ref: `ref-${p.id}` },
-    { outcome: 'succeeded', paid: { amountMinor: p.amount_minor, currency: p.currency } },
-  );
-  assert.ok(done);
-  return p.id;
-}
 
 /**
  * A copy of the payment's event with the stored form given (as an operator's SQL or a damaged
@@ -129,7 +99,7 @@ const CASES = [
 
 for (const c of CASES) {
   test(`an event body with ${c.name}: its delivery dead without a request, the others sent, the feed goes on`, async () => {
-    const paymentId = await paidPayment();
+    const paymentId = await finalizedPayment(gw.running.gw.pool, app.app_id);
     await eventually(async () => receiver.received.some((x) => x.body.includes(paymentId)));
     const healthy = await storedOf(paymentId);
     const count = receiver.received.length;

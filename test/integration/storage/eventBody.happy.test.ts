@@ -14,9 +14,8 @@ import {
   type GatewayWithReceiver,
   type TestGateway,
 } from '../../helpers/gateway.js';
-import { finalizePayment } from '../../helpers/jobs.js';
 import { type Receiver } from '../../helpers/receiver.js';
-import { createPaymentRecord, newId } from '../../helpers/state.js';
+import { finalizedPayment } from '../../helpers/finalized.js';
 
 // The outbound event body stored deflated (migration 0034, src/db/eventBody.ts): what is
 // signed and sent on every attempt, and what GET /v1/events lists, is byte for byte the body
@@ -72,39 +71,14 @@ async function feedText(): Promise<string> {
   }
 }
 
-async function paidPayment(metadata: Record<string, unknown>): Promise<string> {
-  const pool = gw.running.gw.pool;
-  const p = await createPaymentRecord(
-    pool,
-    {
-      id: newId(),
-      app_id: app.app_id,
-      mode: 'test',
-      amount_minor: 125000,
-      currency: 'IDR',
-      method: 'qris',
-      provider: 'idr_psp',
-      external_user_id: 'buyer-1',
-      email: 'b@example.com',
-      return_url: 'https://shop.example/done',
-      metadata,
-    },
-    { invoicePrefix: null, claim: null, registrationDeadline: new Date(Date.now() + 600_000) },
-  );
-  await pool.query(`UPDATE payments SET provider_ref = $2 WHERE id = $1`, [p.id, `ref-${p.id}`]);
-  const done = await finalizePayment(
-    pool,
-    { ...p, provider_ref: `ref-${p.id}` },
-    { outcome: 'succeeded', paid: { amountMinor: p.amount_minor, currency: p.currency } },
-  );
-  assert.ok(done);
-  return p.id;
-}
-
 test('a deflated body is signed and sent byte for byte on every attempt, and listed as sent', async () => {
   receiver.behaviour = (i) => ({ status: i < 2 ? 500 : 200 });
   // Non-ASCII text: bytes, not characters, must round-trip.
-  const id = await paidPayment({ order: 'A-1', note: 'café ☕ 𝄞 "quoted" \\', n: [1, 2] });
+  const id = await finalizedPayment(gw.running.gw.pool, app.app_id, {
+    order: 'A-1',
+    note: 'café ☕ 𝄞 "quoted" \\',
+    n: [1, 2],
+  });
   const got = await receiver.waitFor(3);
   assert.ok(got.every((r) => r.signatureValid));
   assert.equal(new Set(got.map((r) => r.body)).size, 1, 'the same bytes on every attempt');
@@ -136,7 +110,7 @@ test('a short body is kept as its bytes (codec 0), unpacked as written', () => {
 });
 
 test('a body stored as text before 0034 is delivered and listed as it is', async () => {
-  const paymentId = await paidPayment({});
+  const paymentId = await finalizedPayment(gw.running.gw.pool, app.app_id, {});
   await receiver.waitFor(1);
   receiver.received.length = 0;
   const [paid] = await storedEvents('payment_id', paymentId);
