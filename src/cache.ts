@@ -22,7 +22,11 @@ interface Entry {
  */
 export class AppKeyCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly loading = new Map<string, Promise<AuthenticatedApp | null>>();
+  /** Loads under way, each with the generation it started in (see miss). */
+  private readonly loading = new Map<
+    string,
+    { generation: number; promise: Promise<AuthenticatedApp | null> }
+  >();
   private generation = 0;
   private bytes = 0;
 
@@ -52,17 +56,22 @@ export class AppKeyCache {
   }
 
   private async miss(apiKey: string, now: number): Promise<AuthenticatedApp | null> {
-    let pending = this.loading.get(apiKey);
-    if (!pending) {
-      const generation = this.generation;
-      pending = this.load(apiKey).finally(() => this.loading.delete(apiKey));
-      this.loading.set(apiKey, pending);
-      const value = await pending;
-      // An invalidation during the load may concern this very row: do not keep it.
-      if (generation === this.generation) this.remember(apiKey, value, now);
-      return value;
-    }
-    return pending;
+    // A request joins a load under way only if no invalidation came since it started: that
+    // load may have read the row before the change (a rotated key would still pass).
+    const pending = this.loading.get(apiKey);
+    if (pending && pending.generation === this.generation) return pending.promise;
+    const generation = this.generation;
+    const entry = {
+      generation,
+      promise: this.load(apiKey).finally(() => {
+        if (this.loading.get(apiKey) === entry) this.loading.delete(apiKey);
+      }),
+    };
+    this.loading.set(apiKey, entry);
+    const value = await entry.promise;
+    // An invalidation during the load may concern this very row: do not keep it.
+    if (generation === this.generation) this.remember(apiKey, value, now);
+    return value;
   }
 
   private remember(apiKey: string, value: AuthenticatedApp | null, now: number): void {

@@ -70,3 +70,24 @@ test('a known key is charged its app row; invalidating the app gives its bytes b
   cache.clear();
   assert.equal(cache.size, 0);
 });
+
+test('a request after an invalidation does not join a load that started before it', async () => {
+  const loads: ((v: AuthenticatedApp | null) => void)[] = [];
+  const cache = new AppKeyCache(
+    () => new Promise<AuthenticatedApp | null>((resolve) => loads.push(resolve)),
+  );
+  const before = cache.get('pk_test_a');
+  const joined = cache.get('pk_test_a');
+  assert.equal(loads.length, 1, 'a second request joins the load under way');
+  cache.invalidateApp('app_a');
+  const after = cache.get('pk_test_a');
+  assert.equal(loads.length, 2, 'after the invalidation, a load of its own');
+  loads[0]?.(app('app_old'));
+  loads[1]?.(app('app_new'));
+  assert.equal((await before)?.app.id, 'app_old');
+  assert.equal((await joined)?.app.id, 'app_old');
+  assert.equal((await after)?.app.id, 'app_new');
+  // The newer load is the one remembered; the older one's end did not drop it from loading.
+  assert.equal((await cache.get('pk_test_a'))?.app.id, 'app_new');
+  assert.equal(loads.length, 2);
+});
