@@ -32,7 +32,15 @@ export function canonicalString(
   path: string,
   rawBody: Buffer | string,
 ): string {
-  const digest = typeof rawBody === 'string' ? sha256Hex(rawBody) : bodySha256Hex(rawBody);
+  return canonicalOfDigest(timestamp, method, path, sha256Hex(rawBody));
+}
+
+function canonicalOfDigest(
+  timestamp: string,
+  method: string,
+  path: string,
+  digest: string,
+): string {
   return `${timestamp}.${method.toUpperCase()}.${path}.${digest}`;
 }
 
@@ -67,7 +75,9 @@ export async function authenticateApp(
     throw apiError('timestamp_out_of_range');
   }
   const found = await lookup(key);
-  const canonical = canonicalString(timestamp, req.method, req.path, req.rawBody);
+  // The request's own body Buffer: its digest is kept for the Idempotency-Key's hash
+  // (crypto.ts bodySha256Hex); a signer's Buffer may be reused, so canonicalString never keeps it.
+  const canonical = canonicalOfDigest(timestamp, req.method, req.path, bodySha256Hex(req.rawBody));
   const expected = found ? hmacSha256Hex(found.signingSecret, canonical) : sha256Hex(key); // same work either way, no early exit that times key existence
   if (!found || !safeEqual(expected, signature)) {
     // Only a test-mode app: sandbox and live keys never make the gateway say what it signed.
