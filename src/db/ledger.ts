@@ -1,6 +1,6 @@
 import type { LEDGER_TYPES, Mode } from '../domain/types.js';
 import { newId } from '../domain/ids.js';
-import { SCAN_ROWS } from './paymentScan.js';
+import { olderThan, SCAN_ROWS } from './paymentScan.js';
 import type { Queryable } from './pool.js';
 
 /** docs/api.md#ledger: each kind of movement of money. */
@@ -139,22 +139,15 @@ export async function listLedgerPage(db: Queryable, f: LedgerFilter): Promise<Le
   if (f.currency !== null) check.push(`currency = ${param(f.currency)}`);
   if (f.mode !== null) check.push(`mode = ${param(f.mode)}`);
   if (f.since !== null) drive.push(`occurred_at >= ${param(f.since)}`);
-  // With both a cursor and until, one row comparison holds the older of the two (as the
-  // payment search does, db/paymentScan.ts): given as two conditions, the index scan starts at
-  // the cursor and walks every entry down to until when the cursor is the newer one.
-  if (f.before !== null) {
-    const b = param(f.before);
-    const to = f.until === null ? null : param(f.until);
-    const older = `c.occurred_at < ${to}`;
-    drive.push(
-      to === null
-        ? `(occurred_at, id) < (SELECT c.occurred_at, c.id FROM ledger_entries c WHERE c.id = ${b})`
-        : `(occurred_at, id) < (SELECT CASE WHEN ${older} THEN c.occurred_at ELSE ${to} END,
-            CASE WHEN ${older} THEN c.id ELSE '' END FROM ledger_entries c WHERE c.id = ${b})`,
-    );
-  } else if (f.until !== null) {
-    drive.push(`occurred_at < ${param(f.until)}`);
-  }
+  const cursor = f.before === null ? null : param(f.before);
+  const older = olderThan({
+    table: 'ledger_entries',
+    time: 'occurred_at',
+    row: '',
+    cursor,
+    until: f.until === null ? null : param(f.until),
+  });
+  if (older !== null) drive.push(older);
   const all = (conds: string[]) => (conds.length ? conds.join(' AND ') : 'true');
   const order = 'ORDER BY occurred_at DESC, id DESC';
   const res = await db.query<LedgerEntry & { scan_n: string; scan_match: boolean }>(

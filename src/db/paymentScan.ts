@@ -111,6 +111,32 @@ function scan(
     ORDER BY s.created_at DESC, s.id DESC LIMIT ${cut}`;
 }
 
+/**
+ * Keyset paging of a list ordered by (time, id) descending: the rows older than the cursor row
+ * (its own values read in SQL) and than `until` (exclusive), either of them null; null when
+ * both are. With both, one row comparison holds the older of the two: given as two
+ * conditions, the index scan starts at the cursor and walks every entry down to `until` when
+ * the cursor is the newer one (half the table for a cursor half a year back and a range before
+ * it: 4,100 index pages at one million payments, docs/performance.md). `cursor` and `until`
+ * are placed parameters; `row` prefixes the listed row's columns (`p.` or nothing).
+ */
+export function olderThan(o: {
+  table: string;
+  time: string;
+  row: string;
+  cursor: string | null;
+  until: string | null;
+}): string | null {
+  const { table, time, row, cursor, until } = o;
+  if (cursor === null) return until === null ? null : `${row}${time} < ${until}`;
+  const key = `(${row}${time}, ${row}id)`;
+  const cursorRow = `FROM ${table} c WHERE c.id = ${cursor}`;
+  if (until === null) return `${key} < (SELECT c.${time}, c.id ${cursorRow})`;
+  const older = `c.${time} < ${until}`;
+  return `${key} < (SELECT CASE WHEN ${older} THEN c.${time} ELSE ${until} END,
+    CASE WHEN ${older} THEN c.id ELSE '' END ${cursorRow})`;
+}
+
 interface ScanRow extends PaymentListRow {
   scan_n: number;
   scan_match: boolean;
@@ -125,28 +151,16 @@ function pageStatement(f: PaymentListFilter): { text: string; values: unknown[] 
   const cut = p.add(f.limit + 1);
   // The date order's bounds: the cursor row (its own created_at, in SQL: a JavaScript Date
   // keeps milliseconds, timestamptz microseconds) and the created range.
-  // With both a cursor and created_to, one row comparison holds the older of the two: given
-  // as two conditions, the index scan starts at the cursor and walks every entry down to
-  // created_to when the cursor is the newer one (half the table for a cursor half a year back
-  // and a range before it: 4,100 index pages at one million payments, docs/performance.md).
   const dated: string[] = [];
-  if (f.before !== null) {
-    const b = p.add(f.before);
-    if (s?.createdTo) {
-      const to = p.add(s.createdTo);
-      const older = `c.created_at < ${to}`;
-      dated.push(
-        `(p.created_at, p.id) < (SELECT CASE WHEN ${older} THEN c.created_at ELSE ${to} END,
-          CASE WHEN ${older} THEN c.id ELSE '' END FROM payments c WHERE c.id = ${b})`,
-      );
-    } else {
-      dated.push(
-        `(p.created_at, p.id) < (SELECT c.created_at, c.id FROM payments c WHERE c.id = ${b})`,
-      );
-    }
-  } else if (s?.createdTo) {
-    dated.push(`p.created_at < ${p.add(s.createdTo)}`);
-  }
+  const cursor = f.before === null ? null : p.add(f.before);
+  const older = olderThan({
+    table: 'payments',
+    time: 'created_at',
+    row: 'p.',
+    cursor,
+    until: s?.createdTo ? p.add(s.createdTo) : null,
+  });
+  if (older !== null) dated.push(older);
   if (s?.createdFrom) dated.push(`p.created_at >= ${p.add(s.createdFrom)}`);
   // The most selective first, as the first drives: an app's payments are a part of one
   // mode's; most payments are succeeded.
