@@ -11,7 +11,10 @@
  *
  * The rate is half the maximum of that whole mix, measured at the start of the same run by a
  * stepped probe (creates alone first, for a ceiling; then the mix in 10-second steps from a
- * fifth of that ceiling, 25 % more each step, until a step no longer gets what it offers).
+ * fifth of that ceiling: halving while no step gets what it offers, 25 % more while every step
+ * does, then bisecting between the best rate that held and the lowest that fell short, to
+ * within 10 %; bench/lib/probe.ts). The maximum is the best a step that held sustained.
+ * BENCH_SOAK_PROBE_FROM sets the first step's rate (to see the probe step down).
  * BENCH_SOAK_RATE overrides it. The gateway's memory is sampled every 10 seconds: RSS from
  * /proc, and V8's heap (used, total, young and old generation) and external memory from its
  * own /metrics, so a growing RSS can be told apart from a growing heap.
@@ -24,6 +27,7 @@ import pg from 'pg';
 import { signWebhook } from '../src/delivery/signer.js';
 import { ADMIN_TOKEN, startGatewayProcess, type BenchDatabase } from './lib/env.js';
 import { load, ratio, type LoadOptions } from './lib/load.js';
+import { nextProbeRate, probeMaximum, type ProbeOutcome } from './lib/probe.js';
 
 type Req = NonNullable<LoadOptions['requests']>[number];
 import { createApp, type BenchApp } from './lib/seed.js';
@@ -158,6 +162,12 @@ function median(xs: number[]): number {
   return s[Math.floor((s.length - 1) / 2)] ?? 0;
 }
 
+const probeOutcome = (st: ProbeStep): ProbeOutcome => ({
+  offered: st.offered_creates_per_s,
+  held: st.held,
+  mix: st.mix_per_s,
+});
+
 interface ProbeStep {
   offered_creates_per_s: number;
   creates_per_s: number;
@@ -284,9 +294,21 @@ export async function benchSoak(db: BenchDatabase, s: BenchSettings) {
     ],
   });
   const payers = Array.from({ length: PAYERS }, payLoop);
-  // Then the whole mix, stepped up until a step no longer gets what it offers.
+  // Then the whole mix, stepped (bench/lib/probe.ts): down by halves while no step holds,
+  // up by a quarter while every step holds, then bisecting between a rate that held and one
+  // that fell short.
   const steps: ProbeStep[] = [];
-  for (let offered = Math.max(1, Math.round(alone.rps / 5)); ;) {
+  // The first step's rate, to try a start that falls short (default: a fifth of the ceiling).
+  const from = process.env.BENCH_SOAK_PROBE_FROM
+    ? Number(process.env.BENCH_SOAK_PROBE_FROM)
+    : undefined;
+  for (
+    let offered = nextProbeRate(alone.rps, [], from);
+    offered !== null;
+    offered = nextProbeRate(alone.rps, steps.map(probeOutcome), from)
+  ) {
+    // Let the payers catch up before each step (a step that fell short leaves a queue).
+    while (toPay.length > 0) await new Promise((r) => setTimeout(r, 100));
     const paidBefore = paid;
     const [creates, gets] = await mix(offered, PROBE_STEP_S);
     const step: ProbeStep = {
@@ -310,12 +332,12 @@ export async function benchSoak(db: BenchDatabase, s: BenchSettings) {
         `${step.paid_per_s} paid/s, pay queue ${toPay.length}, ` +
         `create p99 ${creates.p99_ms} ms${step.held ? '' : ' (saturated)'}`,
     );
-    if (!step.held || offered >= alone.rps) break;
-    offered = Math.max(offered + 1, Math.round(offered * 1.25));
-    // Let the payers catch up between steps.
-    while (toPay.length > 0) await new Promise((r) => setTimeout(r, 100));
   }
-  const maxMix = Math.max(...steps.map((st) => st.mix_per_s));
+  const maximum = probeMaximum(steps.map(probeOutcome));
+  const maxMix = maximum.mix;
+  if (!maximum.held) {
+    console.log(`probe: no step held, down to ${steps.at(-1)?.offered_creates_per_s} creates/s`);
+  }
   const rate = Number(process.env.BENCH_SOAK_RATE ?? Math.max(1, Math.round(maxMix / 2)));
   console.log(
     `soak: maximum ${alone.rps} creates/s alone, ${maxMix}/s for the whole mix; ` +
@@ -450,6 +472,8 @@ export async function benchSoak(db: BenchDatabase, s: BenchSettings) {
     minutes,
     max_creates_alone_per_s: alone.rps,
     max_mix_creates_per_s: maxMix,
+    /** False when no step held: the maximum is then only what a saturated step reached. */
+    max_mix_held: maximum.held,
     probe_steps: steps,
     rate_creates_per_s: rate,
     rate_gets_per_s: rate * GETS_PER_CREATE,

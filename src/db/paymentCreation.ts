@@ -12,6 +12,7 @@ import {
   type CreationContext,
   type NewPayment,
   type PaymentRow,
+  STILL_INITIATED,
 } from './payments.js';
 import type { Queryable } from './pool.js';
 
@@ -93,7 +94,7 @@ export async function storeInitiatedRegistration(
     text: `WITH upd AS (
          UPDATE payments SET provider_ref = $2, checkout_url = $3, qr_string = $4, qr_image_url = $5,
            provider_deadline = $6, updated_at = now()
-         WHERE id = $1 AND status = 'initiated' AND (provider_ref IS NULL OR provider_ref = $2)
+         WHERE id = $1 AND ${STILL_INITIATED} AND (provider_ref IS NULL OR provider_ref = $2)
          RETURNING id),
        done AS (
          UPDATE idempotency_keys k SET state = 'completed', locked_until = NULL,

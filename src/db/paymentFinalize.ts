@@ -7,6 +7,7 @@ import { JUST_ARCHIVED } from './inbound.js';
 import { outboxWrite } from './outbox.js';
 import type { Queryable } from './pool.js';
 import type { PackedEventBody } from './eventBody.js';
+import { STILL_INITIATED } from './payments.js';
 
 export interface Finalization {
   paymentId: string;
@@ -52,7 +53,7 @@ WITH upd AS (
     metadata = $4::jsonb,
     subscription_id = COALESCE($5, subscription_id),
     finalized_at = $6, updated_at = $6
-  WHERE id = $1 AND status = 'initiated'
+  WHERE id = $1 AND ${STILL_INITIATED}
     AND ($11::timestamptz IS NULL OR (provider_ref IS NULL AND provider_deadline = $11))
   RETURNING id, app_id, provider, mode, currency, amount_minor),
 ex AS (

@@ -150,7 +150,7 @@ export async function callProvider(
     );
   } catch (err) {
     if (err instanceof ProviderError && err.kind === 'rejected') {
-      await settleWithEvent(deps, payment, refund.id, {
+      await settleAnswer(deps, payment, refund, {
         status: 'failed',
         providerRef: null,
         lastError: err.providerText,
@@ -163,12 +163,48 @@ export async function callProvider(
     deps.log.warn({ err, refund_id: refund.id }, 'provider refund indeterminate');
     throw apiError('refund_unknown', text);
   }
-  const settled = await settleWithEvent(deps, payment, refund.id, {
+  const settled = await settleAnswer(deps, payment, refund, {
     status: result.status === 'succeeded' ? 'succeeded' : 'initiated',
     providerRef: result.providerRefundRef,
   });
   // Null: the provider's webhook settled it first; answer with what is stored now.
   return created(settled ?? ((await refundsDb.findRefund(deps.pool, refund.id)) as RefundRow));
+}
+
+/**
+ * Writes the provider's answer (D15). When that write fails (the database refuses it, the
+ * connection is lost mid-statement), the provider may have moved money our row does not show:
+ * an unknown outcome for the client, 504, never a 500. The refund stays initiated, which
+ * blocks a second one; a retry with the same Idempotency-Key, or the refund worker after five
+ * quiet minutes, sends it again under the same refund id (the provider deduplicates it) and
+ * settles it with that answer. The answer that could not be written goes to the log.
+ */
+async function settleAnswer(
+  deps: RefundServiceDeps,
+  payment: PaymentRow,
+  refund: RefundRow,
+  s: {
+    status: 'initiated' | 'succeeded' | 'failed';
+    providerRef: string | null;
+    lastError?: string;
+  },
+): Promise<RefundRow | null> {
+  try {
+    return await settleWithEvent(deps, payment, refund.id, s);
+  } catch (err) {
+    deps.log.error(
+      {
+        err,
+        refund_id: refund.id,
+        provider: payment.provider,
+        provider_status: s.status,
+        provider_refund_ref: s.providerRef,
+        provider_text: s.lastError ?? null,
+      },
+      'provider refund answer not recorded',
+    );
+    throw apiError('refund_unknown', `${payment.provider}'s answer could not be recorded`);
+  }
 }
 
 /** Settles the refund and, for a terminal outcome, enqueues refund.<status> in the same transaction. */
