@@ -2,6 +2,8 @@ import type { Mode } from '../domain/types.js';
 import type { Queryable } from './pool.js';
 import { storableText } from '../domain/storableText.js';
 import { newId } from '../domain/ids.js';
+// By primary key only: refunds_initiated_created_idx could be chosen on stale statistics.
+import { STILL_INITIATED } from './payments.js';
 
 export interface RefundRow {
   id: string;
@@ -109,7 +111,7 @@ export async function settleRefund(
          last_error = COALESCE($4, last_error),
          succeeded_at = CASE WHEN $2 = 'succeeded' THEN now() ELSE succeeded_at END,
          updated_at = now()
-       WHERE id = $1 AND status = 'initiated' RETURNING ${REFUND_COLUMNS}),
+       WHERE id = $1 AND ${STILL_INITIATED} RETURNING ${REFUND_COLUMNS}),
      ${BOOK_REFUND('$5')}
      SELECT * FROM r`,
     [
