@@ -2,7 +2,6 @@ import type { Mode } from '../domain/types.js';
 import type { Queryable } from './pool.js';
 import { storableText } from '../domain/storableText.js';
 import { newId } from '../domain/ids.js';
-// By primary key only: refunds_initiated_created_idx could be chosen on stale statistics.
 import { STILL_INITIATED } from './payments.js';
 
 export interface RefundRow {
@@ -105,6 +104,7 @@ export async function settleRefund(
     lastError?: string;
   },
 ): Promise<RefundRow | null> {
+  // STILL_INITIATED: by primary key only; refunds_initiated_created_idx could be chosen on stale statistics.
   const res = await db.query<RefundRow>(
     `WITH r AS (
        UPDATE refunds SET status = $2, provider_ref = COALESCE($3, provider_ref),
