@@ -1,0 +1,30 @@
+-- Storage per payment, sixth pass (issue 29; docs/performance.md#storage-per-payment-sixth-pass).
+--
+-- The admin payment list's indexes by creation time without the payment id in their key.
+-- Each ended in (created_at DESC, id DESC) so that a page was read in the list's exact order,
+-- ties of created_at broken by id; the 32-character id was 34 of every entry's 60 to 100
+-- bytes. Two payments rarely share a creation time to the microsecond, so PostgreSQL now
+-- reads the index in created_at order and sorts only the rows of one created_at by id
+-- (Incremental Sort); the cursor's row comparison (created_at, id) < (..) bounds the scan by
+-- its created_at (created_at <= ..) and drops the cursor's own ties on the rows read. Same
+-- rows, same order, same filters; each index serves what it served before
+-- (docs/performance.md#what-each-index-of-payments-serves).
+--
+-- On a large table build the six first, without blocking writes, with CREATE INDEX
+-- CONCURRENTLY IF NOT EXISTS and these definitions; this migration then finds them and only
+-- drops the six it replaces (docs/operations.md, "Upgrading a large database to 0039").
+CREATE INDEX IF NOT EXISTS payments_created_idx ON payments (created_at DESC);
+CREATE INDEX IF NOT EXISTS payments_mode_created_idx ON payments (mode, created_at DESC);
+CREATE INDEX IF NOT EXISTS payments_app_created_idx ON payments (app_id, created_at DESC);
+CREATE INDEX IF NOT EXISTS payments_unsucceeded_created_idx ON payments (status, created_at DESC)
+  WHERE status <> 'succeeded';
+CREATE INDEX IF NOT EXISTS payments_external_user_idx ON payments (external_user_id, created_at DESC);
+CREATE INDEX IF NOT EXISTS payments_email_idx ON payments (email, created_at DESC)
+  WHERE email IS NOT NULL;
+
+DROP INDEX IF EXISTS payments_created_id_idx;
+DROP INDEX IF EXISTS payments_mode_created_id_idx;
+DROP INDEX IF EXISTS payments_app_created_id_idx;
+DROP INDEX IF EXISTS payments_unsucceeded_created_id_idx;
+DROP INDEX IF EXISTS payments_external_user_created_idx;
+DROP INDEX IF EXISTS payments_email_given_created_idx;
