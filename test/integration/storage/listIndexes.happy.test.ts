@@ -191,3 +191,31 @@ test('migration 0039 finds the indexes built beforehand and only drops the old o
     assert.deepEqual(await walk(client, f), await expected(client, where), name);
   }
 });
+
+test('migration 0039 stops, dropping nothing, when an index built beforehand is invalid', async () => {
+  const { client, pool } = await database();
+  await client.query(BEFORE_0039);
+  await seed(client);
+  const old = await listIndexes(client);
+  assert.equal(old.length, 6);
+  // What a CREATE INDEX CONCURRENTLY that failed half way leaves behind.
+  await client.query(
+    `CREATE INDEX CONCURRENTLY payments_created_idx ON payments (created_at DESC)`,
+  );
+  await client.query(
+    `UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'payments_created_idx'::regclass`,
+  );
+  await assert.rejects(migrate(pool), /index payments_created_idx is invalid/);
+  const left = await listIndexes(client);
+  assert.deepEqual(
+    left.filter((d) => !d.includes(' payments_created_idx ')),
+    old,
+  );
+  const applied = await client.query(`SELECT 1 FROM schema_migrations WHERE version = 39`);
+  assert.equal(applied.rowCount, 0);
+
+  // Dropped and the migration run again: it builds the index itself.
+  await client.query(`DROP INDEX payments_created_idx`);
+  assert.deepEqual(await migrate(pool), ['0039_storage_sixth_pass.sql']);
+  assert.deepEqual(await listIndexes(client), AFTER_0039);
+});
