@@ -1,7 +1,7 @@
 /**
- * The payments table's indexes (migrations 0021 and 0039, docs/performance.md#payment-indexes), on a
- * table of 40,000 payments: every admin search filter is served by an index (no plan reads
- * the whole table), the amount filters by payments_amount_idx, and the answers are the
+ * The payments table's indexes (migrations 0021 and 0039, docs/performance.md#payment-indexes),
+ * on a table of 40,000 payments: every admin search filter is served by an index (no plan
+ * reads the whole table), the amount filters by payments_amount_idx, and the answers are the
  * right rows newest first. Plans are EXPLAINed as the gateway sends the statement.
  */
 import assert from 'node:assert/strict';
@@ -185,8 +185,8 @@ test('the status filter: succeeded pages the newest-first index, the rarer statu
       status === 'succeeded'
         ? ['payments_created_idx']
         : status === 'initiated'
-          ? ['payments_unsucceeded_created_idx', 'payments_initiated_created_idx']
-          : ['payments_unsucceeded_created_idx'];
+          ? ['payments_unsucceeded_created_id_idx', 'payments_initiated_created_idx']
+          : ['payments_unsucceeded_created_id_idx'];
     assert.equal(used.length, 1, `${status}: ${used.join(', ')}`);
     assert.ok(allowed.includes(used[0]!), `${status}: ${used.join(', ')}`);
     const expected = await client.query<{ id: string }>(

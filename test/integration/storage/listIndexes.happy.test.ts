@@ -1,7 +1,7 @@
 /**
- * Migration 0039 (docs/performance.md#storage-per-payment-sixth-pass): the admin payment
- * list's indexes by creation time hold (…, created_at DESC) without the payment id, and the
- * list sorts the rows of one created_at by id. Payments that share a creation time to the
+ * Migration 0039 (docs/performance.md#storage-per-payment-sixth-pass): five of the admin
+ * payment list's indexes by creation time hold (…, created_at DESC) without the payment id,
+ * and the list sorts the rows of one created_at by id (the status filter's keeps its id). Payments that share a creation time to the
  * microsecond (a batch written in one transaction) are still listed newest first, ties by id
  * descending, each exactly once when paged through by cursor, under every filter that has
  * such an index; the migration applies on a table that holds payments, from the indexes
@@ -36,13 +36,11 @@ const BEFORE_0039 = `
   CREATE INDEX payments_created_id_idx ON payments (created_at DESC, id DESC);
   CREATE INDEX payments_mode_created_id_idx ON payments (mode, created_at DESC, id DESC);
   CREATE INDEX payments_app_created_id_idx ON payments (app_id, created_at DESC, id DESC);
-  CREATE INDEX payments_unsucceeded_created_id_idx ON payments (status, created_at DESC, id DESC)
-    WHERE status <> 'succeeded';
   CREATE INDEX payments_external_user_created_idx ON payments (external_user_id, created_at DESC, id DESC);
   CREATE INDEX payments_email_given_created_idx ON payments (email, created_at DESC, id DESC)
     WHERE email IS NOT NULL;
   DROP INDEX payments_created_idx, payments_mode_created_idx, payments_app_created_idx,
-    payments_unsucceeded_created_idx, payments_external_user_idx, payments_email_idx;
+    payments_external_user_idx, payments_email_idx;
   DELETE FROM schema_migrations WHERE version = 39;`;
 
 const AFTER_0039 = [
@@ -51,7 +49,7 @@ const AFTER_0039 = [
   'CREATE INDEX payments_email_idx ON public.payments USING btree (email, created_at DESC) WHERE (email IS NOT NULL)',
   'CREATE INDEX payments_external_user_idx ON public.payments USING btree (external_user_id, created_at DESC)',
   'CREATE INDEX payments_mode_created_idx ON public.payments USING btree (mode, created_at DESC)',
-  "CREATE INDEX payments_unsucceeded_created_idx ON public.payments USING btree (status, created_at DESC) WHERE (status <> 'succeeded'::text)",
+  "CREATE INDEX payments_unsucceeded_created_id_idx ON public.payments USING btree (status, created_at DESC, id DESC) WHERE (status <> 'succeeded'::text)",
 ];
 
 /** The list's indexes by creation time (the primary key and the others left out). */
