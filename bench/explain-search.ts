@@ -1,6 +1,8 @@
 /**
  * The plan and time of every admin payment search filter on a seeded database
- * (bench/seed-million.ts): which indexes each one reads, and its EXPLAIN ANALYZE time.
+ * (bench/seed-million.ts): which indexes each one reads, and its EXPLAIN ANALYZE time (the
+ * median of BENCH_EXPLAIN_RUNS warm runs, default 5); pages after a cursor half way back; and
+ * each index of payments with its size.
  *
  *   tsx bench/explain-search.ts <database url>
  */
@@ -12,10 +14,16 @@ interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  'Shared Hit Blocks'?: number;
+  'Shared Read Blocks'?: number;
   Plans?: PlanNode[];
 }
 
+/** Warm runs of each statement; the median is printed (BENCH_EXPLAIN_RUNS, default 5). */
+const RUNS = Number(process.env.BENCH_EXPLAIN_RUNS ?? 5);
+
 function scans(node: PlanNode, out: string[] = []): string[] {
+  if (node['Node Type'] === 'Incremental Sort') out.push('Incremental Sort');
   if (node['Relation Name'] === 'payments') {
     out.push(node['Index Name'] ?? node['Node Type']);
   } else if (node['Index Name']?.startsWith('payments_')) {
@@ -35,6 +43,13 @@ async function main() {
       `SELECT email, external_user_id, id, app_id FROM payments ORDER BY created_at LIMIT 1`,
     )
   ).rows[0]!;
+  // A cursor half way back: the pages after it start deep in each index.
+  const middle = (
+    await db.query<{ id: string }>(
+      `SELECT id FROM payments ORDER BY created_at DESC, id DESC
+       OFFSET (SELECT count(*) / 2 FROM payments) LIMIT 1`,
+    )
+  ).rows[0]!.id;
   const day = new Date(Date.now() - 100 * 86_400_000);
   const cases: [string, Record<string, string>, Partial<PaymentListFilter>][] = [
     ['no filter', {}, {}],
@@ -61,6 +76,17 @@ async function main() {
     ['amount_min high + mode=live', { amount_min: '999000' }, { mode: 'live' }],
     ['amount_max low + app_id', { amount_max: '1000', app_id: sample.app_id }, {}],
     ['amount wide (half the rows)', { amount_min: '500000' }, {}],
+    ['deep page', {}, { before: middle }],
+    ['deep page + mode=live', {}, { mode: 'live', before: middle }],
+    ['deep page + status=failed', {}, { status: 'failed', before: middle }],
+    ['deep page + app_id', { app_id: sample.app_id }, { before: middle }],
+    ['deep page + q=email', { q: sample.email }, { before: middle }],
+    ['deep page + q=external_user_id', { q: sample.external_user_id }, { before: middle }],
+    [
+      'deep page + created one day',
+      { created_from: day.toISOString(), created_to: new Date(+day + 86_400_000).toISOString() },
+      { before: middle },
+    ],
   ];
   for (const [name, query, extra] of cases) {
     const filter: PaymentListFilter = {
@@ -74,15 +100,38 @@ async function main() {
     let plan: { Plan: PlanNode; 'Execution Time': number } | undefined;
     const explain = {
       query: async (text: string, values: unknown[]) => {
-        await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values); // warm
-        const res = await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
-        plan = (res.rows[0] as { 'QUERY PLAN': [typeof plan] })['QUERY PLAN'][0];
+        await db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values); // warm
+        // The median of RUNS warm runs (a shared machine's single run can be far off).
+        const runs: NonNullable<typeof plan>[] = [];
+        for (let i = 0; i < RUNS; i++) {
+          const res = await db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values);
+          runs.push((res.rows[0] as { 'QUERY PLAN': [NonNullable<typeof plan>] })['QUERY PLAN'][0]);
+        }
+        runs.sort((a, b) => a['Execution Time'] - b['Execution Time']);
+        plan = runs[Math.floor(runs.length / 2)];
         return { rows: [] };
       },
     };
     await listPaymentRows(explain as never, filter);
     const used = [...new Set(scans(plan!.Plan))].join(', ');
-    console.log(`${name.padEnd(34)} ${plan!['Execution Time'].toFixed(2).padStart(8)} ms  ${used}`);
+    // Pages read (shared buffers hit or read, the whole statement): what the plan costs,
+    // independent of the machine's load.
+    const top = plan!.Plan;
+    const pages = (top['Shared Hit Blocks'] ?? 0) + (top['Shared Read Blocks'] ?? 0);
+    console.log(
+      `${name.padEnd(34)} ${plan!['Execution Time'].toFixed(2).padStart(8)} ms ${String(pages).padStart(6)} pages  ${used}`,
+    );
+  }
+  // Each index of payments and what it takes per payment (after a build, not a run's inserts).
+  const sizes = await db.query<{ name: string; bytes: string; per: string }>(
+    `SELECT indexrelname AS name, pg_relation_size(indexrelid) AS bytes,
+       round(pg_relation_size(indexrelid)::numeric / greatest(1, (SELECT count(*) FROM payments)), 1) AS per
+     FROM pg_stat_user_indexes WHERE relname = 'payments' ORDER BY 2 DESC`,
+  );
+  for (const r of sizes.rows) {
+    console.log(
+      `${r.name.padEnd(40)} ${(Number(r.bytes) / 2 ** 20).toFixed(1).padStart(8)} MiB ${r.per.padStart(7)} B/payment`,
+    );
   }
   await db.end();
 }

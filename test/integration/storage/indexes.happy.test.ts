@@ -1,7 +1,7 @@
 /**
- * The payments table's indexes (migration 0021, docs/performance.md#payment-indexes), on a
- * table of 40,000 payments: every admin search filter is served by an index (no plan reads
- * the whole table), the amount filters by payments_amount_idx, and the answers are the
+ * The payments table's indexes (migrations 0021 and 0039, docs/performance.md#payment-indexes),
+ * on a table of 40,000 payments: every admin search filter is served by an index (no plan
+ * reads the whole table), the amount filters by payments_amount_idx, and the answers are the
  * right rows newest first. Plans are EXPLAINed as the gateway sends the statement.
  */
 import assert from 'node:assert/strict';
@@ -183,7 +183,7 @@ test('the status filter: succeeded pages the newest-first index, the rarer statu
     // initiated has a second partial index of its own (the reports' and the reconciler's).
     const allowed =
       status === 'succeeded'
-        ? ['payments_created_id_idx']
+        ? ['payments_created_idx']
         : status === 'initiated'
           ? ['payments_unsucceeded_created_id_idx', 'payments_initiated_created_idx']
           : ['payments_unsucceeded_created_id_idx'];
@@ -227,5 +227,5 @@ test('an email search finds the payments with that email, from the partial email
     expected.rows.map((r) => r.id),
   );
   const { used } = await planOf(filter({ q: 'b7@example.com' }));
-  assert.ok(used.includes('payments_email_given_created_idx'), used.join(', '));
+  assert.ok(used.includes('payments_email_idx'), used.join(', '));
 });
