@@ -35,6 +35,8 @@ export interface DeliveryWorkerDeps {
 export class DeliveryWorker {
   private running = false;
   private inFlight = new Set<Promise<void>>();
+  /** Attempts not yet answered; a finished one holds no slot while its record waits. */
+  private sending = 0;
   private wake: (() => void) | null = null;
   private poked = false;
   private loopDone: Promise<void> | null = null;
@@ -58,6 +60,8 @@ export class DeliveryWorker {
     // A NOTIFY at commit wakes the worker; the poll covers notifications lost with the connection.
     this.gw.listener.on(DELIVERY_CHANNEL, () => this.poke());
     this.gw.listener.onReset(() => this.poke());
+    // Finished attempts are recorded by the next claim's statement (db/deliveries.ts).
+    this.recorder.fold(() => this.poke());
     this.loopDone = this.loop();
   }
 
@@ -65,6 +69,8 @@ export class DeliveryWorker {
     this.running = false;
     this.poke();
     await this.loopDone;
+    // No claim follows: what the attempts still in flight finish with is written alone.
+    this.recorder.unfold();
     await Promise.allSettled([...this.inFlight]);
     this.sender.close();
   }
@@ -92,28 +98,36 @@ export class DeliveryWorker {
     while (this.running) {
       // Notifications that arrive while this claim runs must not be lost.
       this.poked = false;
-      const free = this.concurrency - this.inFlight.size;
+      const free = this.concurrency - this.sending;
+      // The attempts finished since the last claim are recorded by this one: one statement,
+      // one commit for both. Until it commits they are pending under their lease, so a crash
+      // before it sends them again (at least once, never lost).
+      const batch = this.recorder.take();
       let claimed: ClaimedDelivery[] = [];
-      if (free > 0) {
+      if (free > 0 || batch.attempts.length > 0) {
         try {
           // An event must be on disk before the app hears of it (db/pool.ts): the claim
           // commits synchronously, and its commit flushes the deliveries it took. A claim
           // that fails to commit sends nothing; its rows are retried after their lease.
           claimed = await claimDueDeliveries(
             this.gw.durablePool,
-            free,
+            Math.max(free, 0),
             this.leaseMs,
             this.gw.config.endpoints.concurrency,
+            batch.attempts,
           );
+          this.recorder.written(batch);
         } catch (err) {
           if (this.running) this.gw.log.error({ err }, 'delivery claim failed');
+          // The attempts are not lost with the claim: written again one at a time.
+          if (batch.attempts.length > 0) await this.recorder.failed(batch);
         }
       }
       for (const d of claimed) {
-        const p = this.attempt(d).finally(() => {
-          this.inFlight.delete(p);
-          this.poke();
-        });
+        this.sending++;
+        // A finished attempt frees its slot and wakes the loop through its record (above);
+        // the recorded promise only tells stop() that nothing is left.
+        const p = this.attempt(d).finally(() => this.inFlight.delete(p));
         this.inFlight.add(p);
       }
       // A short claim does not mean nothing is due: the per-endpoint cap may have left rows of
@@ -184,7 +198,12 @@ export class DeliveryWorker {
   private async attempt(d: ClaimedDelivery): Promise<void> {
     const cfg = this.gw.config.delivery;
     const startedAt = new Date();
-    const result = await this.send(d);
+    let result: SendResult;
+    try {
+      result = await this.send(d);
+    } finally {
+      this.sending--;
+    }
     const v =
       d.endpoint_disabled || d.body_unreadable !== null
         ? 'dead'
