@@ -46,6 +46,11 @@ export class AttemptRecorder {
     });
   }
 
+  /** Attempts waiting to be written. */
+  get queued(): number {
+    return this.queue.length;
+  }
+
   fold(wake: () => void): void {
     this.wake = wake;
   }

@@ -10,6 +10,12 @@ import { AttemptRecorder } from './recorder.js';
 import { WebhookSender, type SendResult } from './sender.js';
 import { signWebhook } from './signer.js';
 
+/**
+ * How long a finished attempt's record may wait for a claim to ride on (see recordQueued):
+ * under a steady flow of events the next commit's NOTIFY starts that claim sooner.
+ */
+export const RECORD_LINGER_MS = 20;
+
 /** What the worker takes from the process. */
 export interface DeliveryWorkerDeps {
   pool: Pool;
@@ -37,6 +43,11 @@ export class DeliveryWorker {
   private inFlight = new Set<Promise<void>>();
   /** Attempts not yet answered; a finished one holds no slot while its record waits. */
   private sending = 0;
+  /** This worker's attempts in flight per target (endpoint, or app for its default one). */
+  private readonly perTarget = new Map<string, number>();
+  /** The last claim took as many deliveries as it had free slots: more may be due. */
+  private lastClaimFull = false;
+  private linger: NodeJS.Timeout | null = null;
   private wake: (() => void) | null = null;
   private poked = false;
   private loopDone: Promise<void> | null = null;
@@ -61,18 +72,41 @@ export class DeliveryWorker {
     this.gw.listener.on(DELIVERY_CHANNEL, () => this.poke());
     this.gw.listener.onReset(() => this.poke());
     // Finished attempts are recorded by the next claim's statement (db/deliveries.ts).
-    this.recorder.fold(() => this.poke());
+    this.recorder.fold(() => this.recordQueued());
     this.loopDone = this.loop();
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    if (this.linger) clearTimeout(this.linger);
     this.poke();
     await this.loopDone;
     // No claim follows: what the attempts still in flight finish with is written alone.
     this.recorder.unfold();
     await Promise.allSettled([...this.inFlight]);
     this.sender.close();
+  }
+
+  private capFreed = false;
+
+  /**
+   * A finished attempt's record is queued. It is written by the next claim; that claim starts
+   * at once when the freed slot may be wanted (the last claim was full, or the attempt's
+   * target was at its cap), else at the next wake-up (a commit's NOTIFY, a retry coming due)
+   * or after RECORD_LINGER_MS, whichever is first: under a steady flow one claim per event
+   * then takes the new delivery and records the previous attempt. Until that commit the
+   * delivery stays pending under its lease (a crash sends it again, never loses it).
+   */
+  private recordQueued(): void {
+    if (this.lastClaimFull || this.capFreed || !this.running) {
+      this.capFreed = false;
+      this.poke();
+      return;
+    }
+    this.linger ??= setTimeout(() => {
+      this.linger = null;
+      this.poke();
+    }, RECORD_LINGER_MS);
   }
 
   private poke(): void {
@@ -103,6 +137,12 @@ export class DeliveryWorker {
       // one commit for both. Until it commits they are pending under their lease, so a crash
       // before it sends them again (at least once, never lost).
       const batch = this.recorder.take();
+      if (this.linger) {
+        clearTimeout(this.linger);
+        this.linger = null;
+      }
+      // More than one statement's worth: the rest goes with the next claim, at once.
+      if (this.recorder.queued > 0) this.poked = true;
       let claimed: ClaimedDelivery[] = [];
       if (free > 0 || batch.attempts.length > 0) {
         try {
@@ -123,8 +163,11 @@ export class DeliveryWorker {
           if (batch.attempts.length > 0) await this.recorder.failed(batch);
         }
       }
+      this.lastClaimFull = claimed.length >= free;
       for (const d of claimed) {
         this.sending++;
+        const target = d.endpoint_id ?? d.app_id;
+        this.perTarget.set(target, (this.perTarget.get(target) ?? 0) + 1);
         // A finished attempt frees its slot and wakes the loop through its record (above);
         // the recorded promise only tells stop() that nothing is left.
         const p = this.attempt(d).finally(() => this.inFlight.delete(p));
@@ -203,6 +246,12 @@ export class DeliveryWorker {
       result = await this.send(d);
     } finally {
       this.sending--;
+      const target = d.endpoint_id ?? d.app_id;
+      const n = this.perTarget.get(target) ?? 1;
+      if (n <= 1) this.perTarget.delete(target);
+      else this.perTarget.set(target, n - 1);
+      // This target was at its cap here: deliveries of it may be due and were left behind.
+      if (n >= this.gw.config.endpoints.concurrency) this.capFreed = true;
     }
     const v =
       d.endpoint_disabled || d.body_unreadable !== null
