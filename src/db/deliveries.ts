@@ -94,7 +94,9 @@ RETURNING d.id, d.attempts, d.event_id, d.app_id, d.endpoint_id, e.event_type, e
   CASE WHEN d.endpoint_id IS NULL THEN a.keys_rotate_at
     ELSE (SELECT rotates_at FROM webhook_endpoints WHERE id = d.endpoint_id) END AS rotates_at,
   COALESCE((SELECT disabled FROM webhook_endpoints WHERE id = d.endpoint_id), false)
-    AS endpoint_disabled`;
+    AS endpoint_disabled,
+  -- Evaluated only for a row claimed: a claim that took deliveries commits synchronously.
+  set_config('synchronous_commit', 'on', true) AS durable`;
 }
 
 const CLAIM_SQL = `WITH ${claimSql('$1', '$2', '$3')}`;
@@ -109,11 +111,13 @@ const CLAIM_SQL = `WITH ${claimSql('$1', '$2', '$3')}`;
  * Recording them later than their answers changes nothing that could be lost: until that
  * commit each delivery is pending under its lease, and sent again once the lease runs out.
  *
- * On a connection that commits synchronously (db/pool.ts createPool's synchronousCommit) the
- * claim is also the durability barrier of what it claims: a claim that took rows wrote WAL
- * under an xid, so its commit waits for the flush up to its own commit record, which covers
- * the commit of every delivery it returns (docs/adr/0002). A claim that took nothing and
- * recorded nothing writes nothing and waits for nothing.
+ * A claim that took deliveries is also the durability barrier of what it took, on any pool:
+ * its RETURNING turns synchronous_commit on for its own transaction (set_config(..., true),
+ * evaluated once per row returned, so only when a row was claimed), and a claim that took
+ * rows wrote WAL under an xid, so its commit waits for the flush up to its own commit record,
+ * which covers the commit of every delivery it returns (docs/adr/0002). A claim that took
+ * nothing waits for no flush, whether it recorded attempts or not: a recorded attempt lost
+ * with a crash is sent again (at least once), so it needs no barrier of its own.
  */
 export async function claimDueDeliveries(
   db: Queryable,

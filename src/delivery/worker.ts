@@ -18,12 +18,13 @@ export const RECORD_LINGER_MS = 20;
 
 /** What the worker takes from the process. */
 export interface DeliveryWorkerDeps {
-  pool: Pool;
   /**
-   * Commits synchronously (db/pool.ts): the claim is made on it, so a claim that took
-   * deliveries is their durability barrier too (docs/adr/0002).
+   * Commits asynchronously (db/pool.ts). The claims run on it: a claim that takes deliveries
+   * turns synchronous commit on for itself, so its commit is their durability barrier
+   * (db/deliveries.ts claimDueDeliveries, docs/adr/0002); one that only records attempts
+   * waits for no flush.
    */
-  durablePool: Pool;
+  pool: Pool;
   log: { error(obj: object, msg: string): void };
   /** Wake-ups: a NOTIFY at each commit of a delivery, and a reset when LISTEN was lost. */
   listener: Pick<Listener, 'on' | 'onReset'>;
@@ -146,11 +147,11 @@ export class DeliveryWorker {
       let claimed: ClaimedDelivery[] = [];
       if (free > 0 || batch.attempts.length > 0) {
         try {
-          // An event must be on disk before the app hears of it (db/pool.ts): the claim
-          // commits synchronously, and its commit flushes the deliveries it took. A claim
-          // that fails to commit sends nothing; its rows are retried after their lease.
+          // An event must be on disk before the app hears of it (db/pool.ts): a claim that
+          // took deliveries commits synchronously, and its commit flushes them. A claim that
+          // fails to commit sends nothing; its rows are retried after their lease.
           claimed = await claimDueDeliveries(
-            this.gw.durablePool,
+            this.gw.pool,
             Math.max(free, 0),
             this.leaseMs,
             this.gw.config.endpoints.concurrency,

@@ -273,3 +273,51 @@ test('folded into a claim: the recorded deliveries no longer count against their
     [['pending', 500, 1]],
   );
 });
+
+test('a claim that took deliveries commits synchronously (their durability barrier); one that took none, recording or not, does not wait for a flush', async () => {
+  const own = await gw.createApp({ name: 'Recorder durability' });
+  // A connection that commits asynchronously, as the worker's pool does; each claim in a
+  // transaction of its own, so the setting its commit will use can be read before COMMIT.
+  const pool = recorderPool('recorder-durability-test', '-c synchronous_commit=off');
+  const commitSetting = async (run: (c: pg.PoolClient) => Promise<unknown>) => {
+    const c = await pool.connect();
+    try {
+      await c.query('BEGIN');
+      await run(c);
+      const s = await c.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+      await c.query('COMMIT');
+      return s.rows[0]?.synchronous_commit;
+    } finally {
+      c.release();
+    }
+  };
+  try {
+    // Drain what the tests above left due, so the claims below see only this test's rows.
+    while ((await claimDueDeliveries(pool, 100, 60_000, 100)).length > 0);
+    const [id] = await pendingDeliveries(1, own.app_id);
+    let claimed: string[] = [];
+    assert.equal(
+      await commitSetting(async (c) => {
+        claimed = (await claimDueDeliveries(c, 10, 60_000, 100)).map((d) => d.id);
+      }),
+      'on',
+    );
+    assert.deepEqual(claimed, [id]);
+    // Nothing due: the claim records the attempt and takes nothing.
+    assert.equal(
+      await commitSetting(async (c) => {
+        claimed = (await claimDueDeliveries(c, 10, 60_000, 100, [attempt(id!, 200)])).map(
+          (d) => d.id,
+        );
+      }),
+      'off',
+    );
+    assert.deepEqual(claimed, []);
+    assert.deepEqual(
+      (await recorded([id!])).map((r) => [r.status, r.attempt_rows]),
+      [['delivered', 1]],
+    );
+  } finally {
+    await pool.end();
+  }
+});
