@@ -48,6 +48,8 @@ export class DeliveryWorker {
   private readonly perTarget = new Map<string, number>();
   /** The last claim took as many deliveries as it had free slots: more may be due. */
   private lastClaimFull = false;
+  /** An attempt of a target at its cap in this worker just ended: its rows may be due now. */
+  private capFreed = false;
   private linger: NodeJS.Timeout | null = null;
   private wake: (() => void) | null = null;
   private poked = false;
@@ -87,8 +89,6 @@ export class DeliveryWorker {
     await Promise.allSettled([...this.inFlight]);
     this.sender.close();
   }
-
-  private capFreed = false;
 
   /**
    * A finished attempt's record is queued. It is written by the next claim; that claim starts
