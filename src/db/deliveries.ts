@@ -50,27 +50,36 @@ export interface ClaimedDelivery {
  * batch takes at most what each target has left, and rows locked beyond that are released
  * unchanged at the end of the statement.
  */
-const CLAIM_SQL = `
-WITH busy AS (
+function claimSql(
+  limit: string,
+  leaseMs: string,
+  perTarget: string,
+  /** Deliveries recorded by the same statement: neither busy nor due here (see RECORD_CLAIM_SQL). */
+  recorded?: string,
+): string {
+  const notRecorded = recorded ? `\n    AND id <> ALL(${recorded})` : '';
+  const notRecordedD = recorded ? `\n    AND d.id <> ALL(${recorded})` : '';
+  return `
+busy AS (
   SELECT COALESCE(endpoint_id, app_id) AS target, count(*) AS n FROM deliveries
-  WHERE status = 'pending' AND locked_until IS NOT NULL AND locked_until >= now()
+  WHERE status = 'pending' AND locked_until IS NOT NULL AND locked_until >= now()${notRecorded}
   GROUP BY 1),
 due AS (
   SELECT d.id, COALESCE(d.endpoint_id, d.app_id) AS target, d.next_attempt_at FROM deliveries d
   WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-    AND (d.locked_until IS NULL OR d.locked_until < now())
-    AND NOT EXISTS (SELECT 1 FROM busy b WHERE b.target = COALESCE(d.endpoint_id, d.app_id) AND b.n >= $3)
+    AND (d.locked_until IS NULL OR d.locked_until < now())${notRecordedD}
+    AND NOT EXISTS (SELECT 1 FROM busy b WHERE b.target = COALESCE(d.endpoint_id, d.app_id) AND b.n >= ${perTarget})
   ORDER BY d.next_attempt_at
-  LIMIT $1
+  LIMIT ${limit}
   FOR UPDATE OF d SKIP LOCKED),
 picked AS (
   SELECT id FROM (
     SELECT due.id, row_number() OVER (PARTITION BY due.target ORDER BY due.next_attempt_at) AS rn,
       COALESCE(b.n, 0) AS n
     FROM due LEFT JOIN busy b ON b.target = due.target) ranked
-  WHERE rn + n <= $3)
+  WHERE rn + n <= ${perTarget})
 UPDATE deliveries d
-SET locked_until = now() + $2 * interval '1 millisecond', attempts = d.attempts + 1, updated_at = now()
+SET locked_until = now() + ${leaseMs} * interval '1 millisecond', attempts = d.attempts + 1, updated_at = now()
 FROM picked, outbound_events e, apps a
 WHERE d.id = picked.id AND e.id = d.event_id AND a.id = d.app_id
 RETURNING d.id, d.attempts, d.event_id, d.app_id, d.endpoint_id, e.event_type, e.body,
@@ -85,31 +94,48 @@ RETURNING d.id, d.attempts, d.event_id, d.app_id, d.endpoint_id, e.event_type, e
   CASE WHEN d.endpoint_id IS NULL THEN a.keys_rotate_at
     ELSE (SELECT rotates_at FROM webhook_endpoints WHERE id = d.endpoint_id) END AS rotates_at,
   COALESCE((SELECT disabled FROM webhook_endpoints WHERE id = d.endpoint_id), false)
-    AS endpoint_disabled`;
+    AS endpoint_disabled,
+  -- Evaluated only for a row claimed: a claim that took deliveries commits synchronously.
+  set_config('synchronous_commit', 'on', true) AS durable`;
+}
+
+const CLAIM_SQL = `WITH ${claimSql('$1', '$2', '$3')}`;
 
 /**
  * Claims up to \`limit\` due deliveries for one attempt each under a lease of \`leaseMs\`,
  * at most \`perTarget\` in flight per endpoint: SKIP LOCKED keeps instances apart, and a
  * worker that dies loses its claim with the lease.
  *
- * On a connection that commits synchronously (db/pool.ts createPool's synchronousCommit) the
- * claim is also the durability barrier of what it claims: a claim that took rows wrote WAL
- * under an xid, so its commit waits for the flush up to its own commit record, which covers
- * the commit of every delivery it returns (docs/adr/0002). A claim that took nothing writes
- * nothing and waits for nothing.
+ * With \`recorded\`, the same statement first records those finished attempts, as
+ * recordDeliveryAttempts does (RECORD_CLAIM_SQL): one round trip and one commit for both.
+ * Recording them later than their answers changes nothing that could be lost: until that
+ * commit each delivery is pending under its lease, and sent again once the lease runs out.
+ *
+ * A claim that took deliveries is also the durability barrier of what it took, on any pool:
+ * its RETURNING turns synchronous_commit on for its own transaction (set_config(..., true),
+ * evaluated once per row returned, so only when a row was claimed), and a claim that took
+ * rows wrote WAL under an xid, so its commit waits for the flush up to its own commit record,
+ * which covers the commit of every delivery it returns (docs/adr/0002). A claim that took
+ * nothing waits for no flush, whether it recorded attempts or not: a recorded attempt lost
+ * with a crash is sent again (at least once), so it needs no barrier of its own.
  */
 export async function claimDueDeliveries(
   db: Queryable,
   limit: number,
   leaseMs: number,
   perTarget: number,
+  recorded: readonly DeliveryAttempt[] = [],
 ): Promise<ClaimedDelivery[]> {
   const rows = (
-    await db.query<ClaimedDelivery & StoredEventBody>({
-      name: 'deliveries_claim',
-      text: CLAIM_SQL,
-      values: [limit, leaseMs, perTarget],
-    })
+    await db.query<ClaimedDelivery & StoredEventBody>(
+      recorded.length === 0
+        ? { name: 'deliveries_claim', text: CLAIM_SQL, values: [limit, leaseMs, perTarget] }
+        : {
+            name: 'deliveries_record_claim',
+            text: RECORD_CLAIM_SQL,
+            values: [...attemptColumns(recorded), limit, leaseMs, perTarget],
+          },
+    )
   ).rows;
   // The body as it was written (stored deflated, db/eventBody.ts): every attempt signs and
   // sends these same bytes. A body that cannot be read back fails its own delivery only.
@@ -123,8 +149,8 @@ export async function claimDueDeliveries(
 
 // One statement for a batch of attempts (ordered as given; a delivery at most once): each
 // attempt row and its delivery's new state commit together.
-const RECORD_SQL = `
-WITH a AS (
+const RECORD_CTES = `
+a AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::float8[], $6::int[],
     $7::timestamptz[], $8::int[], $9::text[]) WITH ORDINALITY
     AS t(id, verdict, status_code, error, delay_ms, attempt, started_at, duration_ms, response_body, ord)),
@@ -163,10 +189,22 @@ failing AS (
   FROM last l JOIN locked k ON k.id = l.endpoint_id
   WHERE ep.id = l.endpoint_id
     AND (CASE WHEN l.ok THEN ep.failing_since IS NOT NULL
-      ELSE ep.failing_since IS NULL OR l.any_ok END))
+      ELSE ep.failing_since IS NULL OR l.any_ok END))`;
+const RECORD_INSERT = `
 INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, outcome, response_body)
 SELECT id, attempt, started_at, duration_ms, status_code, error, verdict, response_body FROM upd
 ORDER BY ord`;
+const RECORD_SQL = `WITH ${RECORD_CTES}${RECORD_INSERT}`;
+
+/**
+ * A batch of finished attempts recorded and the next claim made by one statement, one
+ * commit ($1-$9 the attempts as in RECORD_SQL, $10-$12 the claim's limit, lease and cap).
+ * Every part of one statement sees the same snapshot, so the recorded deliveries still look
+ * leased to the claim's part: they are left out of its count of busy deliveries per target
+ * (their attempts are over) and out of what it may take (a row is updated once per statement).
+ */
+const RECORD_CLAIM_SQL = `WITH ${RECORD_CTES},
+recorded AS (${RECORD_INSERT}),${claimSql('$10', '$11', '$12', '$1::text[]')}`;
 
 export interface DeliveryAttempt {
   deliveryId: string;
@@ -182,6 +220,33 @@ export interface DeliveryAttempt {
   durationMs: number;
 }
 
+/** RECORD_SQL's $1-$9: one array per column, the attempts in order. */
+function attemptColumns(attempts: readonly DeliveryAttempt[]): unknown[] {
+  const n = attempts.length;
+  const ids = new Array<string>(n);
+  const verdicts = new Array<string>(n);
+  const codes = new Array<number | null>(n);
+  const errors = new Array<string | null>(n);
+  const delays = new Array<number>(n);
+  const numbers = new Array<number>(n);
+  const starts = new Array<Date>(n);
+  const durations = new Array<number>(n);
+  const bodies = new Array<string | null>(n);
+  for (let i = 0; i < n; i++) {
+    const a = attempts[i] as DeliveryAttempt;
+    ids[i] = a.deliveryId;
+    verdicts[i] = a.verdict;
+    codes[i] = a.statusCode;
+    errors[i] = a.error;
+    delays[i] = a.delayMs;
+    numbers[i] = a.attempt;
+    starts[i] = a.startedAt;
+    durations[i] = a.durationMs;
+    bodies[i] = a.responseBody;
+  }
+  return [ids, verdicts, codes, errors, delays, numbers, starts, durations, bodies];
+}
+
 /** Records attempts in one statement (db/deliveries.ts RECORD_SQL); each delivery at most once. */
 export async function recordDeliveryAttempts(
   db: Queryable,
@@ -190,17 +255,7 @@ export async function recordDeliveryAttempts(
   await db.query({
     name: 'deliveries_record_attempts',
     text: RECORD_SQL,
-    values: [
-      attempts.map((a) => a.deliveryId),
-      attempts.map((a) => a.verdict),
-      attempts.map((a) => a.statusCode),
-      attempts.map((a) => a.error),
-      attempts.map((a) => a.delayMs),
-      attempts.map((a) => a.attempt),
-      attempts.map((a) => a.startedAt),
-      attempts.map((a) => a.durationMs),
-      attempts.map((a) => a.responseBody),
-    ],
+    values: attemptColumns(attempts),
   });
 }
 

@@ -10,14 +10,21 @@ import { AttemptRecorder } from './recorder.js';
 import { WebhookSender, type SendResult } from './sender.js';
 import { signWebhook } from './signer.js';
 
+/**
+ * How long a finished attempt's record may wait for a claim to ride on (see recordQueued):
+ * under a steady flow of events the next commit's NOTIFY starts that claim sooner.
+ */
+export const RECORD_LINGER_MS = 20;
+
 /** What the worker takes from the process. */
 export interface DeliveryWorkerDeps {
-  pool: Pool;
   /**
-   * Commits synchronously (db/pool.ts): the claim is made on it, so a claim that took
-   * deliveries is their durability barrier too (docs/adr/0002).
+   * Commits asynchronously (db/pool.ts). The claims run on it: a claim that takes deliveries
+   * turns synchronous commit on for itself, so its commit is their durability barrier
+   * (db/deliveries.ts claimDueDeliveries, docs/adr/0002); one that only records attempts
+   * waits for no flush.
    */
-  durablePool: Pool;
+  pool: Pool;
   log: { error(obj: object, msg: string): void };
   /** Wake-ups: a NOTIFY at each commit of a delivery, and a reset when LISTEN was lost. */
   listener: Pick<Listener, 'on' | 'onReset'>;
@@ -35,6 +42,15 @@ export interface DeliveryWorkerDeps {
 export class DeliveryWorker {
   private running = false;
   private inFlight = new Set<Promise<void>>();
+  /** Attempts not yet answered; a finished one holds no slot while its record waits. */
+  private sending = 0;
+  /** This worker's attempts in flight per target (endpoint, or app for its default one). */
+  private readonly perTarget = new Map<string, number>();
+  /** The last claim took as many deliveries as it had free slots: more may be due. */
+  private lastClaimFull = false;
+  /** An attempt of a target at its cap in this worker just ended: its rows may be due now. */
+  private capFreed = false;
+  private linger: NodeJS.Timeout | null = null;
   private wake: (() => void) | null = null;
   private poked = false;
   private loopDone: Promise<void> | null = null;
@@ -58,15 +74,40 @@ export class DeliveryWorker {
     // A NOTIFY at commit wakes the worker; the poll covers notifications lost with the connection.
     this.gw.listener.on(DELIVERY_CHANNEL, () => this.poke());
     this.gw.listener.onReset(() => this.poke());
+    // Finished attempts are recorded by the next claim's statement (db/deliveries.ts).
+    this.recorder.fold(() => this.recordQueued());
     this.loopDone = this.loop();
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    if (this.linger) clearTimeout(this.linger);
     this.poke();
     await this.loopDone;
+    // No claim follows: what the attempts still in flight finish with is written alone.
+    this.recorder.unfold();
     await Promise.allSettled([...this.inFlight]);
     this.sender.close();
+  }
+
+  /**
+   * A finished attempt's record is queued. It is written by the next claim; that claim starts
+   * at once when the freed slot may be wanted (the last claim was full, or the attempt's
+   * target was at its cap), else at the next wake-up (a commit's NOTIFY, a retry coming due)
+   * or after RECORD_LINGER_MS, whichever is first: under a steady flow one claim per event
+   * then takes the new delivery and records the previous attempt. Until that commit the
+   * delivery stays pending under its lease (a crash sends it again, never loses it).
+   */
+  private recordQueued(): void {
+    if (this.lastClaimFull || this.capFreed || !this.running) {
+      this.capFreed = false;
+      this.poke();
+      return;
+    }
+    this.linger ??= setTimeout(() => {
+      this.linger = null;
+      this.poke();
+    }, RECORD_LINGER_MS);
   }
 
   private poke(): void {
@@ -92,28 +133,45 @@ export class DeliveryWorker {
     while (this.running) {
       // Notifications that arrive while this claim runs must not be lost.
       this.poked = false;
-      const free = this.concurrency - this.inFlight.size;
+      const free = this.concurrency - this.sending;
+      // The attempts finished since the last claim are recorded by this one: one statement,
+      // one commit for both. Until it commits they are pending under their lease, so a crash
+      // before it sends them again (at least once, never lost).
+      const batch = this.recorder.take();
+      if (this.linger) {
+        clearTimeout(this.linger);
+        this.linger = null;
+      }
+      // More than one statement's worth: the rest goes with the next claim, at once.
+      if (this.recorder.queued > 0) this.poked = true;
       let claimed: ClaimedDelivery[] = [];
-      if (free > 0) {
+      if (free > 0 || batch.attempts.length > 0) {
         try {
-          // An event must be on disk before the app hears of it (db/pool.ts): the claim
-          // commits synchronously, and its commit flushes the deliveries it took. A claim
-          // that fails to commit sends nothing; its rows are retried after their lease.
+          // An event must be on disk before the app hears of it (db/pool.ts): a claim that
+          // took deliveries commits synchronously, and its commit flushes them. A claim that
+          // fails to commit sends nothing; its rows are retried after their lease.
           claimed = await claimDueDeliveries(
-            this.gw.durablePool,
-            free,
+            this.gw.pool,
+            Math.max(free, 0),
             this.leaseMs,
             this.gw.config.endpoints.concurrency,
+            batch.attempts,
           );
+          this.recorder.written(batch);
         } catch (err) {
           if (this.running) this.gw.log.error({ err }, 'delivery claim failed');
+          // The attempts are not lost with the claim: written again one at a time.
+          if (batch.attempts.length > 0) await this.recorder.failed(batch);
         }
       }
+      this.lastClaimFull = claimed.length >= free;
       for (const d of claimed) {
-        const p = this.attempt(d).finally(() => {
-          this.inFlight.delete(p);
-          this.poke();
-        });
+        this.sending++;
+        const target = d.endpoint_id ?? d.app_id;
+        this.perTarget.set(target, (this.perTarget.get(target) ?? 0) + 1);
+        // A finished attempt frees its slot and wakes the loop through its record (above);
+        // the recorded promise only tells stop() that nothing is left.
+        const p = this.attempt(d).finally(() => this.inFlight.delete(p));
         this.inFlight.add(p);
       }
       // A short claim does not mean nothing is due: the per-endpoint cap may have left rows of
@@ -184,7 +242,18 @@ export class DeliveryWorker {
   private async attempt(d: ClaimedDelivery): Promise<void> {
     const cfg = this.gw.config.delivery;
     const startedAt = new Date();
-    const result = await this.send(d);
+    let result: SendResult;
+    try {
+      result = await this.send(d);
+    } finally {
+      this.sending--;
+      const target = d.endpoint_id ?? d.app_id;
+      const n = this.perTarget.get(target) ?? 1;
+      if (n <= 1) this.perTarget.delete(target);
+      else this.perTarget.set(target, n - 1);
+      // This target was at its cap here: deliveries of it may be due and were left behind.
+      if (n >= this.gw.config.endpoints.concurrency) this.capFreed = true;
+    }
     const v =
       d.endpoint_disabled || d.body_unreadable !== null
         ? 'dead'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import type { DeliveryAttempt } from '../../../src/db/deliveries.js';
+import { claimDueDeliveries, type DeliveryAttempt } from '../../../src/db/deliveries.js';
 import { enqueueEvent } from '../../../src/db/outbox.js';
 import { AttemptRecorder } from '../../../src/delivery/recorder.js';
 import type { AppWithSecrets } from '../../helpers/contract.js';
@@ -24,11 +24,11 @@ before(async () => {
 });
 after(() => gw?.stop());
 
-async function pendingDeliveries(n: number): Promise<string[]> {
+async function pendingDeliveries(n: number, appId = app.app_id): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const e = await enqueueEvent(gw.running.gw.pool, {
-      appId: app.app_id,
+      appId,
       paymentId: null,
       eventType: 'payment.succeeded',
       body: `{"n":${i}}`,
@@ -185,6 +185,139 @@ test('a batch whose connection is terminated: every attempt of it is still recor
   } finally {
     await holder.query('ROLLBACK').catch(() => undefined);
     holder.release();
+    await pool.end();
+  }
+});
+
+test('folded into a claim: the statement that records a batch and claims fails on one locked delivery; the batch is written one at a time, the locked one rejected', async () => {
+  const [first, locked, last] = await pendingDeliveries(3);
+  const ids = [first!, locked!, last!];
+  const pool = recorderPool('recorder-fold-lock-test', '-c lock_timeout=300');
+  // Claimed first (leased, one attempt each), as the worker's claim would have.
+  const claimed = await claimDueDeliveries(pool, 10, 60_000, 100);
+  assert.deepEqual(claimed.map((d) => d.id).sort(), [...ids].sort());
+  const holder = await holdRow(locked!);
+  try {
+    const recorder = new AttemptRecorder(pool);
+    let woken = 0;
+    recorder.fold(() => woken++);
+    const results = Promise.allSettled(ids.map((id) => recorder.record(attempt(id, 200))));
+    // Folded: nothing is written until a claim takes the batch.
+    assert.equal(woken, 3);
+    assert.deepEqual(
+      (await recorded(ids)).map((r) => r.attempt_rows),
+      [0, 0, 0],
+    );
+    const batch = recorder.take();
+    assert.deepEqual(
+      batch.attempts.map((a) => a.deliveryId),
+      ids,
+    );
+    const err = await claimDueDeliveries(pool, 10, 60_000, 100, batch.attempts).then(
+      () => null,
+      (e: unknown) => e as { code?: string },
+    );
+    assert.equal(err?.code, '55P03');
+    await recorder.failed(batch);
+    assert.deepEqual(
+      (await results).map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(await recorded(ids), [
+      { id: first, status: 'delivered', last_status_code: 200, attempt_rows: 1 },
+      { id: locked, status: 'pending', last_status_code: null, attempt_rows: 0 },
+      { id: last, status: 'delivered', last_status_code: 200, attempt_rows: 1 },
+    ]);
+  } finally {
+    await holder.query('ROLLBACK').catch(() => undefined);
+    holder.release();
+    await pool.end();
+  }
+});
+
+test('folded into a claim: the recorded deliveries no longer count against their target cap, and are not claimed again by the same statement', async () => {
+  // An app of its own: the deliveries the tests above leave pending are not its target's.
+  const own = await gw.createApp({ name: 'Recorder cap' });
+  const [a, b] = await pendingDeliveries(2, own.app_id);
+  // Cap of one per target: the first claim takes one of the two.
+  const firstClaim = await claimDueDeliveries(gw.running.gw.durablePool, 10, 60_000, 1);
+  assert.equal(firstClaim.length, 1);
+  const taken = firstClaim[0]!.id;
+  const other = taken === a ? b! : a!;
+  // Without a record the target is at its cap: nothing more.
+  assert.deepEqual(await claimDueDeliveries(gw.running.gw.durablePool, 10, 60_000, 1), []);
+  // Recording the attempt and claiming in one statement: its delivery is done, so the other
+  // one is claimed by that same statement.
+  const secondClaim = await claimDueDeliveries(gw.running.gw.durablePool, 10, 60_000, 1, [
+    { ...attempt(taken, 500), verdict: 'retry', delayMs: 0 },
+  ]);
+  assert.deepEqual(
+    secondClaim.map((d) => [d.id, d.attempts]),
+    [[other, 1]],
+  );
+  const states = await gw.running.gw.pool.query<{ id: string; attempts: number; leased: boolean }>(
+    `SELECT id, attempts, locked_until IS NOT NULL AS leased FROM deliveries
+     WHERE id = ANY($1) ORDER BY array_position($1, id)`,
+    [[taken, other]],
+  );
+  // The retried one is free again (its retry due now) with one attempt; the other is leased.
+  assert.deepEqual(
+    states.rows.map((r) => [r.id, r.attempts, r.leased]),
+    [
+      [taken, 1, false],
+      [other, 1, true],
+    ],
+  );
+  assert.deepEqual(
+    (await recorded([taken])).map((r) => [r.status, r.last_status_code, r.attempt_rows]),
+    [['pending', 500, 1]],
+  );
+});
+
+test('a claim that took deliveries commits synchronously (their durability barrier); one that took none, recording or not, does not wait for a flush', async () => {
+  const own = await gw.createApp({ name: 'Recorder durability' });
+  // A connection that commits asynchronously, as the worker's pool does; each claim in a
+  // transaction of its own, so the setting its commit will use can be read before COMMIT.
+  const pool = recorderPool('recorder-durability-test', '-c synchronous_commit=off');
+  const commitSetting = async (run: (c: pg.PoolClient) => Promise<unknown>) => {
+    const c = await pool.connect();
+    try {
+      await c.query('BEGIN');
+      await run(c);
+      const s = await c.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+      await c.query('COMMIT');
+      return s.rows[0]?.synchronous_commit;
+    } finally {
+      c.release();
+    }
+  };
+  try {
+    // Drain what the tests above left due, so the claims below see only this test's rows.
+    while ((await claimDueDeliveries(pool, 100, 60_000, 100)).length > 0);
+    const [id] = await pendingDeliveries(1, own.app_id);
+    let claimed: string[] = [];
+    assert.equal(
+      await commitSetting(async (c) => {
+        claimed = (await claimDueDeliveries(c, 10, 60_000, 100)).map((d) => d.id);
+      }),
+      'on',
+    );
+    assert.deepEqual(claimed, [id]);
+    // Nothing due: the claim records the attempt and takes nothing.
+    assert.equal(
+      await commitSetting(async (c) => {
+        claimed = (await claimDueDeliveries(c, 10, 60_000, 100, [attempt(id!, 200)])).map(
+          (d) => d.id,
+        );
+      }),
+      'off',
+    );
+    assert.deepEqual(claimed, []);
+    assert.deepEqual(
+      (await recorded([id!])).map((r) => [r.status, r.attempt_rows]),
+      [['delivered', 1]],
+    );
+  } finally {
     await pool.end();
   }
 });
