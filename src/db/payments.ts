@@ -282,8 +282,8 @@ const PAYMENT_READ_COLUMNS = `id, app_id, status, amount_minor, currency, method
  * after its request arrived, so it never sees older state than a read of its own would.
  */
 export class PaymentReadBatcher {
-  private queue = new Map<string, ((row: PaymentReadRow | null) => void)[]>();
-  private failures = new Map<string, ((err: unknown) => void)[]>();
+  /** Per id, its readers' resolve and reject functions, in pairs. */
+  private queue = new Map<string, ReadWaiters>();
   private scheduled = false;
 
   constructor(
@@ -294,13 +294,8 @@ export class PaymentReadBatcher {
   get(id: string): Promise<PaymentReadRow | null> {
     return new Promise((resolve, reject) => {
       const waiting = this.queue.get(id);
-      if (waiting) {
-        waiting.push(resolve);
-        this.failures.get(id)?.push(reject);
-      } else {
-        this.queue.set(id, [resolve]);
-        this.failures.set(id, [reject]);
-      }
+      if (waiting) waiting.push(resolve, reject);
+      else this.queue.set(id, [resolve, reject]);
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -311,12 +306,10 @@ export class PaymentReadBatcher {
   private flush(): void {
     this.scheduled = false;
     const batch = this.queue;
-    const failures = this.failures;
     this.queue = new Map();
-    this.failures = new Map();
     const ids = [...batch.keys()];
     for (let i = 0; i < ids.length; i += this.maxBatch) {
-      const chunk = ids.slice(i, i + this.maxBatch);
+      const chunk = ids.length <= this.maxBatch ? ids : ids.slice(i, i + this.maxBatch);
       this.db
         .query<PaymentReadRow>({
           name: 'payments_by_ids',
@@ -325,17 +318,33 @@ export class PaymentReadBatcher {
         })
         .then(
           (res) => {
-            const byId = new Map(res.rows.map((r) => [r.id, r]));
-            for (const id of chunk)
-              for (const resolve of batch.get(id) ?? []) resolve(byId.get(id) ?? null);
+            for (const row of res.rows) {
+              const waiters = batch.get(row.id);
+              if (!waiters) continue;
+              batch.delete(row.id);
+              for (let w = 0; w < waiters.length; w += 2) (waiters[w] as Resolve)(row);
+            }
+            // The chunk's ids no row answered (the others were deleted above).
+            for (const id of chunk) {
+              const waiters = batch.get(id);
+              if (waiters)
+                for (let w = 0; w < waiters.length; w += 2) (waiters[w] as Resolve)(null);
+            }
           },
           (err: unknown) => {
-            for (const id of chunk) for (const reject of failures.get(id) ?? []) reject(err);
+            for (const id of chunk) {
+              const waiters = batch.get(id) ?? [];
+              for (let w = 1; w < waiters.length; w += 2) (waiters[w] as Reject)(err);
+            }
           },
         );
     }
   }
 }
+
+type Resolve = (row: PaymentReadRow | null) => void;
+type Reject = (err: unknown) => void;
+type ReadWaiters = (Resolve | Reject)[];
 
 export async function findPaymentByProviderRef(
   db: Queryable,
