@@ -297,6 +297,7 @@ export class PaymentReadBatcher {
     private readonly db: Queryable,
     private readonly maxBatch = 200,
     private readonly maxInFlight = 2,
+    private readonly maxWaitMs = MAX_WAIT_MS,
   ) {}
 
   get(id: string): Promise<PaymentReadRow | null> {
@@ -319,7 +320,7 @@ export class PaymentReadBatcher {
         if (this.scheduled || this.queue.size === 0) return;
         this.scheduled = true;
         setImmediate(() => this.flush());
-      }, MAX_WAIT_MS).unref();
+      }, this.maxWaitMs).unref();
     }
   }
 
