@@ -13,7 +13,8 @@
  *   BENCH_BEFORE_DIR=/work/wt/before npx tsx bench/cpu-ab.ts
  *
  * Settings: BENCH_ROUNDS (default 6), BENCH_AB_CREATES (per round and side, default 2000),
- * BENCH_AB_GETS (default 20000), BENCH_CONNECTIONS (default 64).
+ * BENCH_AB_GETS (default 20000), BENCH_CONNECTIONS (default 64), BENCH_AB_KINDS (default
+ * `create,get`; `get` alone for the GET path).
  * Writes bench/results/cpu-ab-<time>.json.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,7 +25,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { freePort } from '../scripts/net.js';
-import { processTreeCpuMs } from './lib/cpu.js';
+import { cpuWindow, processTreeCpuMs } from './lib/cpu.js';
 import { ADMIN_TOKEN, MASTER_KEY, benchDatabase, machine } from './lib/env.js';
 import { createApp, seedPayments, type BenchApp } from './lib/seed.js';
 import { signedHeaders } from './lib/sign.js';
@@ -32,6 +33,8 @@ import { signedHeaders } from './lib/sign.js';
 type Side = 'before' | 'after';
 
 interface Running {
+  tag: Side;
+  databaseUrl: string;
   gateway: ChildProcess;
   simulators: ChildProcess;
   url: string;
@@ -62,7 +65,7 @@ function run(dir: string, script: string, env: Record<string, string>): ChildPro
   });
 }
 
-async function start(dir: string, databaseUrl: string, tag: string): Promise<Running> {
+async function start(dir: string, databaseUrl: string, tag: Side): Promise<Running> {
   const simPort = await freePort();
   const gwPort = await freePort();
   const simulators = run(dir, 'simulators/main.js', {
@@ -85,7 +88,7 @@ async function start(dir: string, databaseUrl: string, tag: string): Promise<Run
   const url = `http://127.0.0.1:${gwPort}`;
   await waitReady(`${url}/readyz`, gateway);
   const app = await createApp(url, {});
-  return { gateway, simulators, url, app, ids: [], idleCpuMsPerS: 0 };
+  return { tag, databaseUrl, gateway, simulators, url, app, ids: [], idleCpuMsPerS: 0 };
 }
 
 function createBody(): string {
@@ -102,6 +105,9 @@ function createBody(): string {
 type Kind = 'create' | 'get';
 
 async function share(r: Running, kind: Kind, amount: number, connections: number) {
+  // The PostgreSQL backends of this side's gateway (PGAPPNAME gateway_<side>), and the
+  // database's transactions (both sides': the other one is idle meanwhile).
+  const pgWindow = await cpuWindow(r.databaseUrl, {});
   const cpu0 = processTreeCpuMs(r.gateway.pid as number);
   const t0 = performance.now();
   const res = await autocannon({
@@ -134,6 +140,7 @@ async function share(r: Running, kind: Kind, amount: number, connections: number
   const seconds = (performance.now() - t0) / 1000;
   const cpuMs = processTreeCpuMs(r.gateway.pid as number) - cpu0;
   const done = res.requests.total;
+  const pgCpu = await pgWindow.end(done);
   return {
     requests: done,
     non2xx: res.non2xx,
@@ -141,6 +148,8 @@ async function share(r: Running, kind: Kind, amount: number, connections: number
     seconds: Math.round(seconds * 100) / 100,
     cpu_ms_per_op: Math.round((cpuMs / done) * 1000) / 1000,
     cpu_ms_per_op_net: Math.round(((cpuMs - r.idleCpuMsPerS * seconds) / done) * 1000) / 1000,
+    postgres_cpu_ms_per_op: pgCpu[`postgres_gateway_${r.tag}_cpu_ms_per_op`] ?? 0,
+    transactions_per_op: pgCpu.transactions_per_op,
   };
 }
 
@@ -156,6 +165,7 @@ async function main() {
   const creates = Number(process.env.BENCH_AB_CREATES ?? 2000);
   const gets = Number(process.env.BENCH_AB_GETS ?? 20_000);
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
+  const kinds = (process.env.BENCH_AB_KINDS ?? 'create,get').split(',') as Kind[];
   const db = await benchDatabase('paygate_bench_cpu_ab');
   const started: Running[] = [];
   const stop = async () => {
@@ -189,7 +199,7 @@ async function main() {
     await client.end();
     // Warm-up (JIT, pools, the settled cache), then the idle rate of each.
     for (const s of ['before', 'after'] as Side[]) {
-      await share(sides[s], 'create', 500, connections);
+      if (kinds.includes('create')) await share(sides[s], 'create', 500, connections);
       await share(sides[s], 'get', 10_000, connections);
     }
     const c0 = { before: 0, after: 0 };
@@ -201,7 +211,7 @@ async function main() {
     const out: Record<string, unknown>[] = [];
     for (let i = 0; i < rounds; i++) {
       const order: Side[] = i % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
-      for (const kind of ['create', 'get'] as Kind[]) {
+      for (const kind of kinds) {
         const row: Record<string, unknown> = { round: i + 1, kind, load: os.loadavg()[0] };
         for (const s of order) {
           row[s] = await share(sides[s], kind, kind === 'create' ? creates : gets, connections);
@@ -211,10 +221,15 @@ async function main() {
       }
     }
     const summary: Record<string, unknown> = {};
-    for (const kind of ['create', 'get'] as Kind[]) {
+    for (const kind of kinds) {
       const rows = out.filter((r) => r.kind === kind) as Record<
         Side,
-        { cpu_ms_per_op: number; cpu_ms_per_op_net: number }
+        {
+          cpu_ms_per_op: number;
+          cpu_ms_per_op_net: number;
+          postgres_cpu_ms_per_op: number;
+          transactions_per_op: number;
+        }
       >[];
       summary[kind] = {
         before_median_cpu_ms_per_op: median(rows.map((r) => r.before.cpu_ms_per_op)),
@@ -224,6 +239,14 @@ async function main() {
         median_after_over_before: median(
           rows.map((r) => r.after.cpu_ms_per_op_net / r.before.cpu_ms_per_op_net),
         ),
+        before_median_postgres_cpu_ms_per_op: median(
+          rows.map((r) => r.before.postgres_cpu_ms_per_op),
+        ),
+        after_median_postgres_cpu_ms_per_op: median(
+          rows.map((r) => r.after.postgres_cpu_ms_per_op),
+        ),
+        before_median_transactions_per_op: median(rows.map((r) => r.before.transactions_per_op)),
+        after_median_transactions_per_op: median(rows.map((r) => r.after.transactions_per_op)),
       };
     }
     const result = {
@@ -231,7 +254,7 @@ async function main() {
       machine: machine(),
       before_dir: beforeDir,
       idle_cpu_ms_per_s: { before: sides.before.idleCpuMsPerS, after: sides.after.idleCpuMsPerS },
-      settings: { rounds, creates, gets, connections },
+      settings: { rounds, creates, gets, connections, kinds },
       summary,
       rounds: out,
     };

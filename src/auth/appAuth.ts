@@ -68,18 +68,56 @@ export async function authenticateApp(
   nowMs: number,
   onTestModeMismatch?: SignatureMismatch,
 ): Promise<AuthenticatedApp> {
+  const key = checkSignedHeaders(req, nowMs);
+  return verifySignature(req, key, await lookup(key), onTestModeMismatch);
+}
+
+/**
+ * The same checks in the same order as authenticateApp, without a promise when the key's
+ * lookup answers at once (a cached key: almost every signed request). A rule's 401 is thrown
+ * synchronously then; after a lookup that has to load, the promise rejects with it.
+ */
+export function authenticateAppNow(
+  req: SignedRequest,
+  lookup: AppKeyLookup,
+  nowMs: number,
+  onTestModeMismatch?: SignatureMismatch,
+): AuthenticatedApp | Promise<AuthenticatedApp> {
+  const key = checkSignedHeaders(req, nowMs);
+  const found = lookup(key);
+  return found instanceof Promise
+    ? found.then((f) => verifySignature(req, key, f, onTestModeMismatch))
+    : verifySignature(req, key, found, onTestModeMismatch);
+}
+
+/** Rules 1 to 3 (headers present, an integer timestamp within the window): the key, or their 401. */
+function checkSignedHeaders(req: SignedRequest, nowMs: number): string {
   const { key, timestamp, signature } = req;
   if (!key || !timestamp || !signature) throw apiError('missing_auth_headers');
   if (!/^-?\d{1,15}$/.test(timestamp)) throw apiError('bad_timestamp');
   if (Math.abs(Math.floor(nowMs / 1000) - Number(timestamp)) > TIMESTAMP_TOLERANCE_S) {
     throw apiError('timestamp_out_of_range');
   }
-  const found = await lookup(key);
+  return key;
+}
+
+/** Rule 4 once the key is looked up: the signature, compared in constant time. */
+function verifySignature(
+  req: SignedRequest,
+  key: string,
+  found: AuthenticatedApp | null,
+  onTestModeMismatch: SignatureMismatch | undefined,
+): AuthenticatedApp {
   // The request's own body Buffer: its digest is kept for the Idempotency-Key's hash
   // (crypto.ts bodySha256Hex); a signer's Buffer may be reused, so canonicalString never keeps it.
-  const canonical = canonicalOfDigest(timestamp, req.method, req.path, bodySha256Hex(req.rawBody));
+  const canonical = canonicalOfDigest(
+    req.timestamp as string,
+    req.method,
+    req.path,
+    bodySha256Hex(req.rawBody),
+  );
   const expected = found ? hmacSha256Hex(found.signingSecret, canonical) : sha256Hex(key); // same work either way, no early exit that times key existence
-  if (!found || !safeEqual(expected, signature)) {
+  if (!found || !safeEqual(expected, req.signature as string)) {
     // Only a test-mode app: sandbox and live keys never make the gateway say what it signed.
     if (found?.app.mode === 'test') onTestModeMismatch?.(found.app, canonical);
     throw apiError('bad_signature');

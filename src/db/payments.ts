@@ -289,46 +289,62 @@ const PAYMENT_READ_COLUMNS = `id, app_id, status, amount_minor, currency, method
   provider_ref, metadata, invoice_number, last_error, created_at, updated_at`;
 
 /**
- * Coalesces concurrent single-payment reads into one `id = ANY($1)` query per event-loop
- * turn: under polling load one query serves many requests, and each read still starts
- * after its request arrived, so it never sees older state than a read of its own would.
+ * Coalesces concurrent single-payment reads into one `id = ANY($1)` query: under polling load
+ * one query serves many requests, and each read still starts after its request arrived, so it
+ * never sees older state than a read of its own would. The reads queued in one event-loop turn
+ * go together; while `maxInFlight` such queries are on their way, the next ones wait for one
+ * to return and go together then (issue 28: under load a query's fixed cost, in the gateway
+ * and in PostgreSQL, is shared by more reads), or go anyway after MAX_WAIT_MS (a query stuck
+ * on a dying connection holds back no other read longer than that).
  */
 export class PaymentReadBatcher {
-  private queue = new Map<string, ((row: PaymentReadRow | null) => void)[]>();
-  private failures = new Map<string, ((err: unknown) => void)[]>();
+  /** Per id, its readers' resolve and reject functions, in pairs. */
+  private queue = new Map<string, ReadWaiters>();
   private scheduled = false;
+  private inFlight = 0;
+  /** Set while reads wait for a query to return: sends them anyway when it fires. */
+  private overdue: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Queryable,
     private readonly maxBatch = 200,
+    private readonly maxInFlight = 2,
+    private readonly maxWaitMs = MAX_WAIT_MS,
   ) {}
 
   get(id: string): Promise<PaymentReadRow | null> {
     return new Promise((resolve, reject) => {
       const waiting = this.queue.get(id);
-      if (waiting) {
-        waiting.push(resolve);
-        this.failures.get(id)?.push(reject);
-      } else {
-        this.queue.set(id, [resolve]);
-        this.failures.set(id, [reject]);
-      }
-      if (!this.scheduled) {
+      if (waiting) waiting.push(resolve, reject);
+      else this.queue.set(id, [resolve, reject]);
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    if (this.inFlight < this.maxInFlight) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    } else {
+      this.overdue ??= setTimeout(() => {
+        this.overdue = undefined;
+        if (this.scheduled || this.queue.size === 0) return;
         this.scheduled = true;
         setImmediate(() => this.flush());
-      }
-    });
+      }, this.maxWaitMs).unref();
+    }
   }
 
   private flush(): void {
     this.scheduled = false;
     const batch = this.queue;
-    const failures = this.failures;
+    if (batch.size === 0) return;
     this.queue = new Map();
-    this.failures = new Map();
     const ids = [...batch.keys()];
     for (let i = 0; i < ids.length; i += this.maxBatch) {
-      const chunk = ids.slice(i, i + this.maxBatch);
+      const chunk = ids.length <= this.maxBatch ? ids : ids.slice(i, i + this.maxBatch);
+      this.inFlight++;
       this.db
         .query<PaymentReadRow>({
           name: 'payments_by_ids',
@@ -337,17 +353,48 @@ export class PaymentReadBatcher {
         })
         .then(
           (res) => {
-            const byId = new Map(res.rows.map((r) => [r.id, r]));
-            for (const id of chunk)
-              for (const resolve of batch.get(id) ?? []) resolve(byId.get(id) ?? null);
+            this.returned();
+            for (const row of res.rows) {
+              const waiters = batch.get(row.id);
+              if (!waiters) continue;
+              batch.delete(row.id);
+              for (let w = 0; w < waiters.length; w += 2) (waiters[w] as Resolve)(row);
+            }
+            // The chunk's ids no row answered (the others were deleted above).
+            for (const id of chunk) {
+              const waiters = batch.get(id);
+              if (waiters)
+                for (let w = 0; w < waiters.length; w += 2) (waiters[w] as Resolve)(null);
+            }
           },
           (err: unknown) => {
-            for (const id of chunk) for (const reject of failures.get(id) ?? []) reject(err);
+            this.returned();
+            for (const id of chunk) {
+              const waiters = batch.get(id) ?? [];
+              for (let w = 1; w < waiters.length; w += 2) (waiters[w] as Reject)(err);
+            }
           },
         );
     }
   }
+
+  /** A query came back: the reads queued meanwhile go next. */
+  private returned(): void {
+    this.inFlight--;
+    if (this.overdue !== undefined) {
+      clearTimeout(this.overdue);
+      this.overdue = undefined;
+    }
+    if (this.queue.size > 0) this.schedule();
+  }
 }
+
+/** The longest a read waits for a query on its way before going in a query of its own. */
+const MAX_WAIT_MS = 20;
+
+type Resolve = (row: PaymentReadRow | null) => void;
+type Reject = (err: unknown) => void;
+type ReadWaiters = (Resolve | Reject)[];
 
 export async function findPaymentByProviderRef(
   db: Queryable,

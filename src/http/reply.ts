@@ -54,9 +54,12 @@ function jsonText(reply: FastifyReply, status: number, body: unknown): string {
   return text;
 }
 
+/** A request without a body (every GET): no bytes, so nothing can be written into it. */
+const NO_BODY = Buffer.alloc(0);
+
 /** The raw request bytes: every body is read as a Buffer (signatures cover exact bytes). */
 export function rawBody(req: FastifyRequest): Buffer {
-  return Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  return Buffer.isBuffer(req.body) ? req.body : NO_BODY;
 }
 
 /** The request path without its query string (docs/api.md#request-signing: the signed path). */

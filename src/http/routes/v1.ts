@@ -1,6 +1,11 @@
 /** The apps' API under /v1 (docs/api.md#payments), signed with the app's key and secret. */
 import type { FastifyRequest } from 'fastify';
-import { authenticateApp, type AuthenticatedApp } from '../../auth/appAuth.js';
+import {
+  authenticateApp,
+  authenticateAppNow,
+  type AuthenticatedApp,
+  type SignedRequest,
+} from '../../auth/appAuth.js';
 import { CREATE_PAYMENT, CREATE_REFUND, PARAMS } from '../../domain/schemas.js';
 import { serviceDeps, type Gateway } from '../../gateway.js';
 import { createPayment } from '../../services/payments/create.js';
@@ -14,25 +19,37 @@ import { header, markDurable, rawBody, requestPath, sendJson } from '../reply.js
 import { defineRoutes, params, type RouteHandler } from './route.js';
 import { one } from './query.js';
 
+function signedRequest(req: FastifyRequest): SignedRequest {
+  return {
+    method: req.method,
+    path: requestPath(req),
+    rawBody: rawBody(req),
+    key: header(req, 'x-pay-key'),
+    timestamp: header(req, 'x-pay-timestamp'),
+    signature: header(req, 'x-pay-signature'),
+  };
+}
+
 function appAuthenticator(gw: Gateway) {
-  return (req: FastifyRequest): Promise<AuthenticatedApp> =>
-    authenticateApp(
-      {
-        method: req.method,
-        path: requestPath(req),
-        rawBody: rawBody(req),
-        key: header(req, 'x-pay-key'),
-        timestamp: header(req, 'x-pay-timestamp'),
-        signature: header(req, 'x-pay-signature'),
-      },
-      (key) => gw.lookupAppKey(key),
-      gw.now(),
-      (tenant, canonical) =>
-        req.log.info(
-          { app_id: tenant.id, canonical_string: canonical },
-          'bad signature (test mode): the gateway signed canonical_string; compare it with the string you signed',
-        ),
-    );
+  const lookup = (key: string) => gw.lookupAppKey(key);
+  const mismatch =
+    (req: FastifyRequest) =>
+    (tenant: AuthenticatedApp['app'], canonical: string): void =>
+      req.log.info(
+        { app_id: tenant.id, canonical_string: canonical },
+        'bad signature (test mode): the gateway signed canonical_string; compare it with the string you signed',
+      );
+  return {
+    /** The signed POSTs and the event list. */
+    authenticate: (req: FastifyRequest): Promise<AuthenticatedApp> =>
+      authenticateApp(signedRequest(req), lookup, gw.now(), mismatch(req)),
+    /**
+     * The same checks, without a promise for a cached key (GET /v1/payments/{id}, the polled
+     * route); a rule's 401 is thrown at once.
+     */
+    authenticateNow: (req: FastifyRequest): AuthenticatedApp | Promise<AuthenticatedApp> =>
+      authenticateAppNow(signedRequest(req), lookup, gw.now(), mismatch(req)),
+  };
 }
 
 export const v1Routes = defineRoutes(
@@ -122,7 +139,7 @@ export const v1Routes = defineRoutes(
     },
   ],
   ({ gw }) => {
-    const authenticate = appAuthenticator(gw);
+    const { authenticate, authenticateNow } = appAuthenticator(gw);
     const paymentDeps = { ...serviceDeps(gw), idrPspDirectQr: gw.config.idrPspDirectQr };
     // Both signed POSTs: authenticate, run the idempotent use case, reply with its answer.
     const idempotent =
@@ -149,18 +166,22 @@ export const v1Routes = defineRoutes(
         });
         return sendJson(reply, 200, body);
       },
-      getPayment: async (req, reply) => {
-        const { app: tenant } = await authenticate(req);
-        return sendJson(
-          reply,
-          200,
-          await getPaymentBody(
-            gw.paymentReads,
-            gw.settledPayments,
-            tenant,
-            params(req).payment_id as string,
-          ),
-        );
+      // Polled about once a second by every terminal: no promise unless the key or the
+      // payment has to be read (a settled payment with a cached key is answered at once).
+      getPayment: (req, reply) => {
+        const auth = authenticateNow(req);
+        const paymentId = params(req).payment_id as string;
+        const answer = (tenant: AuthenticatedApp) => {
+          const body = getPaymentBody(gw.paymentReads, gw.settledPayments, tenant.app, paymentId);
+          if (typeof body === 'string') {
+            sendJson(reply, 200, body);
+            return undefined;
+          }
+          return body.then((text) => {
+            sendJson(reply, 200, text);
+          });
+        };
+        return auth instanceof Promise ? auth.then(answer) : answer(auth);
       },
     };
   },

@@ -30,19 +30,26 @@ export function paymentBody(p: PaymentReadRow): string {
   return serialize('Payment', p);
 }
 
-/** GET /v1/payments/{id} as a JSON body; settled payments come from the cache (see cache.ts). */
-export async function getPaymentBody(
+/**
+ * GET /v1/payments/{id} as a JSON body: a settled payment's from the cache (see cache.ts) at
+ * once, without a promise; an initiated or unknown one read from the database
+ * (PaymentReadBatcher). A malformed id throws its 404 at once, an unknown id or a payment of
+ * another app rejects with it.
+ */
+export function getPaymentBody(
   reads: PaymentReadBatcher,
   cache: SettledPaymentCache,
   app: AppRow,
   paymentId: string,
-): Promise<string> {
+): string | Promise<string> {
   if (!isPaymentId(paymentId)) throw notFoundPayment();
   const cached = cache.get(paymentId, app.id);
   if (cached !== undefined) return cached;
-  const row = await reads.get(paymentId);
-  if (!row || row.app_id !== app.id) throw notFoundPayment();
-  const body = paymentBody(row);
-  if (row.status !== 'initiated' && row.provider_ref !== null) cache.set(row.id, row.app_id, body);
-  return body;
+  return reads.get(paymentId).then((row) => {
+    if (!row || row.app_id !== app.id) throw notFoundPayment();
+    const body = paymentBody(row);
+    if (row.status !== 'initiated' && row.provider_ref !== null)
+      cache.set(row.id, row.app_id, body);
+    return body;
+  });
 }

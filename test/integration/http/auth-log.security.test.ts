@@ -35,20 +35,24 @@ after(async () => {
   await gw?.stop();
 });
 
-/** POST /v1/payments signed with a secret that is not the app's; the log written meanwhile. */
-async function wronglySigned(app: AppWithSecrets) {
-  const body = JSON.stringify(paymentBody());
+/**
+ * POST /v1/payments (or GET /v1/payments/{id}, the polled route, with its empty body) signed
+ * with a secret that is not the app's; the log written meanwhile.
+ */
+async function wronglySigned(app: AppWithSecrets, method: 'POST' | 'GET' = 'POST') {
+  const body = method === 'POST' ? JSON.stringify(paymentBody()) : '';
+  const path = method === 'POST' ? '/v1/payments' : `/v1/payments/${'0'.repeat(32)}`;
   const ts = String(Math.floor(Date.now() / 1000));
   const from = written.length;
-  const res = await fetch(`${gw.url}/v1/payments`, {
-    method: 'POST',
+  const res = await fetch(`${gw.url}${path}`, {
+    method,
     headers: {
-      'Content-Type': 'application/json',
+      ...(method === 'POST' ? { 'Content-Type': 'application/json' } : {}),
       'X-PAY-Key': app.api_key,
       'X-PAY-Timestamp': ts,
-      'X-PAY-Signature': sign(`${app.signing_secret}x`, ts, 'POST', '/v1/payments', body),
+      'X-PAY-Signature': sign(`${app.signing_secret}x`, ts, method, path, body),
     },
-    body,
+    ...(method === 'POST' ? { body } : {}),
   });
   const text401 = await res.text();
   assertError(
@@ -64,34 +68,38 @@ async function wronglySigned(app: AppWithSecrets) {
       .split('\n')
       .filter((l) => l !== '')
       .map((l) => JSON.parse(l) as LogLine),
-    canonical: `${ts}.POST./v1/payments.${hash}`,
-    expected: sign(app.signing_secret, ts, 'POST', '/v1/payments', body),
+    canonical: `${ts}.${method}.${path}.${hash}`,
+    expected: sign(app.signing_secret, ts, method, path, body),
   };
 }
 
-test('test mode: one info line with the canonical string, no secret, no expected signature', async () => {
-  const app = await gw.createApp({ name: 'Signing test shop' });
-  const got = await wronglySigned(app);
-  const logged = got.lines.filter((l) => l.msg === MSG);
-  assert.equal(logged.length, 1, got.text);
-  const [line] = logged;
-  assert.equal(line?.level, 30); // pino's info
-  assert.equal(line?.app_id, app.app_id);
-  assert.equal(line?.canonical_string, got.canonical);
-  assert.equal(typeof line?.reqId, 'string');
-  for (const secret of [app.signing_secret, app.webhook_secret, got.expected]) {
-    assert.ok(!got.text.includes(secret), `the log holds ${secret}: ${got.text}`);
-  }
-});
+for (const method of ['POST', 'GET'] as const) {
+  test(`test mode, ${method}: one info line with the canonical string, no secret, no expected signature`, async () => {
+    const app = await gw.createApp({ name: `Signing test shop ${method}` });
+    const got = await wronglySigned(app, method);
+    const logged = got.lines.filter((l) => l.msg === MSG);
+    assert.equal(logged.length, 1, got.text);
+    const [line] = logged;
+    assert.equal(line?.level, 30); // pino's info
+    assert.equal(line?.app_id, app.app_id);
+    assert.equal(line?.canonical_string, got.canonical);
+    assert.equal(typeof line?.reqId, 'string');
+    for (const secret of [app.signing_secret, app.webhook_secret, got.expected]) {
+      assert.ok(!got.text.includes(secret), `the log holds ${secret}: ${got.text}`);
+    }
+  });
+}
 
 for (const mode of ['sandbox', 'live'] as const) {
   test(`${mode} mode: a wrong signature logs nothing of what the gateway signed`, async () => {
     const app = await gw.createApp({ name: `Signing ${mode} shop`, mode });
-    const got = await wronglySigned(app);
-    assert.deepEqual(
-      got.lines.filter((l) => l.msg === MSG || l.canonical_string !== undefined),
-      [],
-    );
-    assert.ok(!got.text.includes(got.canonical), got.text);
+    for (const method of ['POST', 'GET'] as const) {
+      const got = await wronglySigned(app, method);
+      assert.deepEqual(
+        got.lines.filter((l) => l.msg === MSG || l.canonical_string !== undefined),
+        [],
+      );
+      assert.ok(!got.text.includes(got.canonical), got.text);
+    }
   });
 }
