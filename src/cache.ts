@@ -172,9 +172,11 @@ export class SettledPaymentCache {
 
   constructor(maxBytes = 32 * 2 ** 20) {
     if (!(maxBytes >= 0 && maxBytes < 2 ** 30)) throw new RangeError(`budget ${maxBytes} bytes`);
-    // Allocated once, outside the heap, not zero-filled (only written bytes are ever read):
-    // its pages become resident as the ring first fills.
-    this.ring = Buffer.allocUnsafeSlow(maxBytes);
+    // Allocated once, outside the heap, and written through at once (about 50 ms for 32 MiB)
+    // so that all of it is resident from the start: the process's resident set then holds
+    // the whole budget from the first request instead of growing by it while the ring first
+    // fills, and a resident set that grows later is something else.
+    this.ring = Buffer.allocUnsafeSlow(maxBytes).fill(0);
   }
 
   /** Bytes of the entries a lookup can find, headers included. */
