@@ -10,7 +10,7 @@ const run = promisify(execFile);
 
 /**
  * A process holding 32 MiB of live strings in a FIFO map (what the settled-payment cache
- * does), churning through 120 MB more; prints the largest heap V8 reserved meanwhile.
+ * did before its ring buffer), churning through 120 MB more; prints the largest heap V8 reserved meanwhile.
  */
 const CHURN = `
 import { boundHeapGrowth } from './src/memory.ts';

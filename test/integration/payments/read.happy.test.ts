@@ -196,3 +196,35 @@ describe('GET /v1/payments/{id}: 404 payment not found', () => {
     assertError(await read(id.toUpperCase()), 404, 'payment not found');
   });
 });
+
+describe('GET /v1/payments/{id}: a settled payment, read again from the cache', () => {
+  test('the same bytes as the first read, beyond ASCII too, and never for another app', async () => {
+    const id = await insertPayment(app, {
+      status: 'succeeded',
+      metadata: { buyer: 'Désirée Ñúñez', city: '東京', note: '💳✅', zwj: '👩‍💻' },
+      last_error: '',
+    });
+    // The first read fills the cache from the row, the second is answered from it: the row
+    // changed behind the gateway's back (nothing in the gateway changes a settled one) shows
+    // that it is.
+    const first = await read(id);
+    assertStatus(first, 200);
+    await sql(gw.databaseUrl, `UPDATE payments SET metadata = '{}' WHERE id = $1`, [id]);
+    const second = await read(id);
+    assertStatus(second, 200);
+    assert.equal(second.text, first.text);
+    assert.equal(second.headers.get('content-length'), first.headers.get('content-length'));
+    assert.equal(
+      Number(second.headers.get('content-length')),
+      Buffer.byteLength(second.text, 'utf8'),
+    );
+    assert.deepEqual(second.json<PaymentView>().metadata, {
+      buyer: 'Désirée Ñúñez',
+      city: '東京',
+      note: '💳✅',
+      zwj: '👩‍💻',
+    });
+    assertError(await read(id, other), 404, 'payment not found');
+    assert.equal((await read(id)).text, first.text);
+  });
+});
