@@ -157,13 +157,30 @@ export function olderThan(o: {
     CASE WHEN ${older} THEN c.id ELSE '' END ${cursorRow})`;
 }
 
-/** `p.created_at <=` the time of olderThan's row comparison for the same cursor and until. */
-function cursorBound(cursor: string, until: string | null): string {
-  const time =
-    until === null
-      ? 'c.created_at'
-      : `CASE WHEN c.created_at < ${until} THEN c.created_at ELSE ${until} END`;
-  return `p.created_at <= (SELECT ${time} FROM payments c WHERE c.id = ${cursor})`;
+/** olderThan's bound for a cursor and created_to, read as values: the time as text (µs). */
+interface CursorAt {
+  time: string;
+  id: string;
+}
+
+/**
+ * Whether a page is a rarer status's scan from a cursor with created_from. Its bound is then
+ * read first and given as constants: with the cursor's time known only when the statement runs,
+ * the planner estimated `created_at <= (the cursor's)` and `>= created_from` as a narrow range
+ * (its default for a range with an unknown end), which the date index alone could use as a
+ * pair, and chose it over the status index (1,400 pages for a page of initiated payments,
+ * 40,000 with a rare amount, at one million payments; docs/performance.md).
+ */
+function statusDrivesFrom(f: PaymentListFilter): boolean {
+  const s = f.search;
+  return (
+    f.before !== null &&
+    !!s?.createdFrom &&
+    !s.q &&
+    !s.appId &&
+    f.status !== null &&
+    f.status !== 'succeeded'
+  );
 }
 
 interface ScanRow extends PaymentListRow {
@@ -173,7 +190,10 @@ interface ScanRow extends PaymentListRow {
 }
 
 /** The statement of a page: its scans, the refund of each row, all rows newest first. */
-function pageStatement(f: PaymentListFilter): { text: string; values: unknown[] } {
+function pageStatement(
+  f: PaymentListFilter,
+  cursorAt: CursorAt | null = null,
+): { text: string; values: unknown[] } {
   const s = f.search;
   const p = new Params();
   const n = p.add(SCAN_ROWS);
@@ -181,10 +201,21 @@ function pageStatement(f: PaymentListFilter): { text: string; values: unknown[] 
   // The date order's bounds: the cursor row (its own created_at, in SQL: a JavaScript Date
   // keeps milliseconds, timestamptz microseconds) and the created range.
   const dated: string[] = [];
-  const cursor = f.before === null ? null : p.add(f.before);
-  const until = s?.createdTo ? p.add(s.createdTo) : null;
-  const older = olderThan({ table: 'payments', time: 'created_at', row: 'p.', cursor, until });
-  if (older !== null) dated.push(older);
+  if (cursorAt) {
+    // The bound read beforehand (statusDrivesFrom): constants the planner can estimate.
+    dated.push(
+      `(p.created_at, p.id) < (${p.add(cursorAt.time)}::timestamptz, ${p.add(cursorAt.id)})`,
+    );
+  } else {
+    const older = olderThan({
+      table: 'payments',
+      time: 'created_at',
+      row: 'p.',
+      cursor: f.before === null ? null : p.add(f.before),
+      until: s?.createdTo ? p.add(s.createdTo) : null,
+    });
+    if (older !== null) dated.push(older);
+  }
   if (s?.createdFrom) dated.push(`p.created_at >= ${p.add(s.createdFrom)}`);
   // The most selective first, as the first drives: an app's payments are a part of one
   // mode's; most payments are succeeded.
@@ -219,18 +250,8 @@ function pageStatement(f: PaymentListFilter): { text: string; values: unknown[] 
       .join(' UNION ALL ');
   } else {
     const [first, ...rest] = equal;
-    let drive: string[] = first ? [first] : [];
-    if (statusDrive && first === statusDrive[0]) {
-      drive = [statusDrive[1]];
-      // A cursor with created_from: the cursor's bound again, as a plain upper bound of
-      // created_at (implied by the row comparison, so no row changes). Without it the date
-      // index alone got the pair `created_at <= cursor` (taken from the row comparison) and
-      // `>= created_from`, estimated as a narrow range, and was chosen over the status index:
-      // 1,400 pages for a page of initiated payments, 40,000 with a rare amount, at one million
-      // payments; with it both indexes get the same range estimate, the status index less.
-      if (cursor !== null && s?.createdFrom) drive.push(cursorBound(cursor, until));
-    }
-    const ordered = scan([...drive, ...dated], [...rest, ...amount], n, cut, 0);
+    const drive = statusDrive && first === statusDrive[0] ? statusDrive[1] : first;
+    const ordered = scan(drive ? [drive, ...dated] : dated, [...rest, ...amount], n, cut, 0);
     if (amount.length === 0) {
       body = ordered;
     } else {
@@ -288,7 +309,19 @@ export function pageOf(rows: ScanRow[], limit: number): PaymentPage {
 
 /** A page of the admin payment list and the cursor of the next. */
 export async function listPaymentPage(db: Queryable, f: PaymentListFilter): Promise<PaymentPage> {
-  const { text, values } = pageStatement(f);
+  let cursorAt: CursorAt | null = null;
+  if (statusDrivesFrom(f)) {
+    const res = await db.query<CursorAt>(
+      `SELECT CASE WHEN $2::timestamptz IS NULL OR created_at < $2 THEN created_at ELSE $2 END::text
+         AS time, CASE WHEN $2::timestamptz IS NULL OR created_at < $2 THEN id ELSE '' END AS id
+       FROM payments WHERE id = $1`,
+      [f.before, f.search?.createdTo ?? null],
+    );
+    // A cursor that names no payment: no row is older than it (as in the one statement).
+    if (res.rows.length === 0) return { rows: [], nextBefore: null };
+    cursorAt = res.rows[0]!;
+  }
+  const { text, values } = pageStatement(f, cursorAt);
   const res = await db.query<ScanRow>(text, values);
   return pageOf(res.rows, f.limit);
 }

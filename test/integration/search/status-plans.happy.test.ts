@@ -89,6 +89,8 @@ async function indexesOf(f: PaymentListFilter): Promise<string[]> {
   let plan: PlanNode | undefined;
   const explain = {
     query: async (text: string, values: unknown[]) => {
+      // The page's statement (a cursor's bound may be read before it, as it is).
+      if (!text.startsWith('SELECT p.*')) return pool.query(text, values);
       const res = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
         `EXPLAIN (FORMAT JSON) ${text}`,
         values,
@@ -113,12 +115,12 @@ test('a rarer status with a created range or a cursor reads the status index, wh
     ['initiated, one month', filter('initiated', { created_from: ago(130), created_to: ago(100) })],
     ['initiated, a cursor', filter('initiated', {}, { before: cursor })],
     [
-      'initiated, a cursor in a month',
-      filter('initiated', { created_from: ago(200), created_to: ago(170) }, { before: cursor }),
+      'initiated, a cursor in a range',
+      filter('initiated', { created_from: ago(300), created_to: ago(100) }, { before: cursor }),
     ],
     [
-      'failed, a cursor in a month',
-      filter('failed', { created_from: ago(200), created_to: ago(170) }, { before: cursor }),
+      'failed, a cursor in a range',
+      filter('failed', { created_from: ago(300), created_to: ago(100) }, { before: cursor }),
     ],
     [
       'canceled, a cursor and created_from',
@@ -129,9 +131,9 @@ test('a rarer status with a created range or a cursor reads the status index, wh
   const expected: Record<string, string[]> = {};
   for (const [name, f] of cases) {
     plans[name] = await indexesOf(f);
-    // The cursor's row is read by its primary key.
+    // The cursor's row is read by its primary key (before the statement, with created_from).
     expected[name] = [
-      ...(f.before ? ['payments_pkey'] : []),
+      ...(f.before && !f.search?.createdFrom ? ['payments_pkey'] : []),
       'payments_unsucceeded_created_id_idx',
     ];
   }
