@@ -8,7 +8,8 @@
  *   tsx bench/explain-status.ts <database url> [rounds=8]
  *
  * It runs ANALYZE (a write of statistics): never on a database you must not touch. With
- * BENCH_STATUS_NO_ANALYZE=1 it only EXPLAINs, once (ANALYZE of the statements, a read).
+ * BENCH_STATUS_NO_ANALYZE=1 it only EXPLAINs, once (EXPLAIN ANALYZE of the statements, reads
+ * only, in read-only transactions with a 20 s statement timeout).
  */
 import pg from 'pg';
 import { listPaymentRows, type PaymentListFilter } from '../src/db/reportLists.js';
@@ -44,7 +45,10 @@ async function main() {
   const rounds = analyze ? Number(process.argv[3] ?? 8) : 1;
   const db = new pg.Client({ connectionString: url });
   await db.connect();
-  if (!analyze) await db.query('SET default_transaction_read_only = on');
+  if (!analyze) {
+    await db.query('SET default_transaction_read_only = on');
+    await db.query(`SET statement_timeout = '20s'`);
+  }
   const middle = (
     await db.query<{ id: string }>(
       `SELECT id FROM payments WHERE created_at < now() - interval '182 days'
@@ -97,9 +101,12 @@ async function main() {
     ms: number[];
   }
   const seen = new Map<string, Seen>();
+  // BENCH_STATUS_MATCH=<regexp>: only the searches whose name matches.
+  const match = new RegExp(process.env.BENCH_STATUS_MATCH ?? '');
   for (let round = 0; round < rounds; round++) {
     if (analyze) await db.query('ANALYZE payments');
     for (const [name, filter] of cases) {
+      if (!match.test(name)) continue;
       let plan: { Plan: PlanNode; 'Execution Time': number } | undefined;
       const explain = {
         query: async (text: string, values: unknown[]) => {
