@@ -157,7 +157,7 @@ export function olderThan(o: {
     CASE WHEN ${older} THEN c.id ELSE '' END ${cursorRow})`;
 }
 
-/** olderThan's bound for a cursor and created_to, read as values: the time as text (µs). */
+/** olderThan's bound for a cursor and created_to, read as values: the time as ISO 8601 text (µs). */
 interface CursorAt {
   time: string;
   id: string;
@@ -312,8 +312,10 @@ export async function listPaymentPage(db: Queryable, f: PaymentListFilter): Prom
   let cursorAt: CursorAt | null = null;
   if (statusDrivesFrom(f)) {
     const res = await db.query<CursorAt>(
-      `SELECT CASE WHEN $2::timestamptz IS NULL OR created_at < $2 THEN created_at ELSE $2 END::text
-         AS time, CASE WHEN $2::timestamptz IS NULL OR created_at < $2 THEN id ELSE '' END AS id
+      // The time in ISO 8601, UTC, to the microsecond: read back the same under any DateStyle.
+      `SELECT to_char(CASE WHEN $2::timestamptz IS NULL OR created_at < $2 THEN created_at
+           ELSE $2 END AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS time,
+         CASE WHEN $2::timestamptz IS NULL OR created_at < $2 THEN id ELSE '' END AS id
        FROM payments WHERE id = $1`,
       [f.before, f.search?.createdTo ?? null],
     );
