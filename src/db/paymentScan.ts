@@ -79,6 +79,26 @@ const COLUMNS = `p.id, p.app_id, p.mode, p.status, p.amount_minor, p.currency,
 
 const ORDER = 'ORDER BY p.created_at DESC, p.id DESC';
 
+/**
+ * The status filter as the condition that drives a scan (initiated, failed or canceled):
+ * `payments_unsucceeded_created_id_idx` (status, created_at DESC, id DESC) WHERE status <>
+ * 'succeeded', keyed by the status and the created range, read in the list's order.
+ *
+ * Written `p.status = $n`, the value a constant when the statement is planned, the condition
+ * would imply the predicate `status = 'initiated'` of the reconciler's and the reports'
+ * partial indexes (payments_initiated_deadline_idx, payments_initiated_created_idx,
+ * payments_checked_initiated_idx), and the planner could read one of those from end to end
+ * and sort: every initiated payment, for a page. It did, with a created range, whenever the
+ * ANALYZE sample held two or more of the few initiated payments with a provider deadline: their
+ * correlation then said ±1 and made the deadline index look sequential (11,300 pages, 45 to
+ * 240 ms at one million payments; docs/performance.md). The value from a subquery (an InitPlan
+ * parameter) is still an index key and still a constant to the planner's ordering, so the
+ * status index gives the date order without a sort; but no partial index can be proven from
+ * it, so the explicit `status <> 'succeeded'` admits this one index and no other.
+ */
+const STATUS_DRIVE = (status: string) =>
+  `p.status = (SELECT ${status}::text) AND p.status <> 'succeeded'`;
+
 /** Statement parameters, numbered as they are added. */
 class Params {
   readonly values: unknown[] = [];
@@ -137,6 +157,32 @@ export function olderThan(o: {
     CASE WHEN ${older} THEN c.id ELSE '' END ${cursorRow})`;
 }
 
+/** olderThan's bound for a cursor and created_to, read as values: the time as ISO 8601 text (µs). */
+interface CursorAt {
+  time: string;
+  id: string;
+}
+
+/**
+ * Whether a page is a rarer status's scan from a cursor with created_from. Its bound is then
+ * read first and given as constants: with the cursor's time known only when the statement runs,
+ * the planner estimated `created_at <= (the cursor's)` and `>= created_from` as a narrow range
+ * (its default for a range with an unknown end), which the date index alone could use as a
+ * pair, and chose it over the status index (1,400 pages for a page of initiated payments,
+ * 40,000 with a rare amount, at one million payments; docs/performance.md).
+ */
+function statusDrivesFrom(f: PaymentListFilter): boolean {
+  const s = f.search;
+  return (
+    f.before !== null &&
+    !!s?.createdFrom &&
+    !s.q &&
+    !s.appId &&
+    f.status !== null &&
+    f.status !== 'succeeded'
+  );
+}
+
 interface ScanRow extends PaymentListRow {
   scan_n: number;
   scan_match: boolean;
@@ -144,7 +190,10 @@ interface ScanRow extends PaymentListRow {
 }
 
 /** The statement of a page: its scans, the refund of each row, all rows newest first. */
-function pageStatement(f: PaymentListFilter): { text: string; values: unknown[] } {
+function pageStatement(
+  f: PaymentListFilter,
+  cursorAt: CursorAt | null = null,
+): { text: string; values: unknown[] } {
   const s = f.search;
   const p = new Params();
   const n = p.add(SCAN_ROWS);
@@ -152,21 +201,34 @@ function pageStatement(f: PaymentListFilter): { text: string; values: unknown[] 
   // The date order's bounds: the cursor row (its own created_at, in SQL: a JavaScript Date
   // keeps milliseconds, timestamptz microseconds) and the created range.
   const dated: string[] = [];
-  const cursor = f.before === null ? null : p.add(f.before);
-  const older = olderThan({
-    table: 'payments',
-    time: 'created_at',
-    row: 'p.',
-    cursor,
-    until: s?.createdTo ? p.add(s.createdTo) : null,
-  });
-  if (older !== null) dated.push(older);
+  if (cursorAt) {
+    // The bound read beforehand (statusDrivesFrom): constants the planner can estimate.
+    dated.push(
+      `(p.created_at, p.id) < (${p.add(cursorAt.time)}::timestamptz, ${p.add(cursorAt.id)})`,
+    );
+  } else {
+    const older = olderThan({
+      table: 'payments',
+      time: 'created_at',
+      row: 'p.',
+      cursor: f.before === null ? null : p.add(f.before),
+      until: s?.createdTo ? p.add(s.createdTo) : null,
+    });
+    if (older !== null) dated.push(older);
+  }
   if (s?.createdFrom) dated.push(`p.created_at >= ${p.add(s.createdFrom)}`);
   // The most selective first, as the first drives: an app's payments are a part of one
   // mode's; most payments are succeeded.
   const equal: string[] = [];
   if (s?.appId) equal.push(`p.app_id = ${p.add(s.appId)}`);
-  if (f.status && f.status !== 'succeeded') equal.push(`p.status = ${p.add(f.status)}`);
+  // A rarer status drives through payments_unsucceeded_created_id_idx; its value comes from a
+  // subquery so that the condition cannot imply the reconciler's partial indexes (STATUS_DRIVE).
+  let statusDrive: [string, string] | null = null;
+  if (f.status && f.status !== 'succeeded') {
+    const status = p.add(f.status);
+    statusDrive = [`p.status = ${status}`, STATUS_DRIVE(status)];
+    equal.push(statusDrive[0]);
+  }
   if (f.mode) equal.push(`p.mode = ${p.add(f.mode)}`);
   if (f.status === 'succeeded') equal.push(`p.status = ${p.add(f.status)}`);
   const amount: string[] = [];
@@ -188,7 +250,8 @@ function pageStatement(f: PaymentListFilter): { text: string; values: unknown[] 
       .join(' UNION ALL ');
   } else {
     const [first, ...rest] = equal;
-    const ordered = scan(first ? [first, ...dated] : dated, [...rest, ...amount], n, cut, 0);
+    const drive = statusDrive && first === statusDrive[0] ? statusDrive[1] : first;
+    const ordered = scan(drive ? [drive, ...dated] : dated, [...rest, ...amount], n, cut, 0);
     if (amount.length === 0) {
       body = ordered;
     } else {
@@ -246,7 +309,21 @@ export function pageOf(rows: ScanRow[], limit: number): PaymentPage {
 
 /** A page of the admin payment list and the cursor of the next. */
 export async function listPaymentPage(db: Queryable, f: PaymentListFilter): Promise<PaymentPage> {
-  const { text, values } = pageStatement(f);
+  let cursorAt: CursorAt | null = null;
+  if (statusDrivesFrom(f)) {
+    const res = await db.query<CursorAt>(
+      // The time in ISO 8601, UTC, to the microsecond: read back the same under any DateStyle.
+      `SELECT to_char(CASE WHEN $2::timestamptz IS NULL OR created_at < $2 THEN created_at
+           ELSE $2 END AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS time,
+         CASE WHEN $2::timestamptz IS NULL OR created_at < $2 THEN id ELSE '' END AS id
+       FROM payments WHERE id = $1`,
+      [f.before, f.search?.createdTo ?? null],
+    );
+    // A cursor that names no payment: no row is older than it (as in the one statement).
+    if (res.rows.length === 0) return { rows: [], nextBefore: null };
+    cursorAt = res.rows[0]!;
+  }
+  const { text, values } = pageStatement(f, cursorAt);
   const res = await db.query<ScanRow>(text, values);
   return pageOf(res.rows, f.limit);
 }
