@@ -209,12 +209,15 @@ last AS (
 -- failure after a success, the first success after failures. A batch ends as its attempts
 -- one after another would: a success clears it, a failure after a success of the batch
 -- starts it again.
--- Endpoints locked in id order before the update, so two instances' batches (or a batch and
--- the auto-disable sweep, which locks in the same order) cannot deadlock on them.
+-- An endpoint row that another transaction holds (another instance's record, an admin
+-- replay, the auto-disable sweep) is skipped, never waited for: its record is left to a
+-- later batch, and the sweep disables no endpoint with a delivery delivered since its
+-- failing_since (db/endpoints.ts disableFailingEndpoints). So no record waits on an
+-- endpoint, and claims go on.
 locked AS (
   SELECT ep.id FROM webhook_endpoints ep
   WHERE ep.id IN (SELECT endpoint_id FROM last)
-  ORDER BY ep.id FOR UPDATE),
+  ORDER BY ep.id FOR NO KEY UPDATE SKIP LOCKED),
 failing AS (
   UPDATE webhook_endpoints ep SET
     failing_since = CASE WHEN l.ok THEN NULL ELSE now() END

@@ -6,6 +6,7 @@ import {
   recordDeliveryAttempts,
   type DeliveryAttempt,
 } from '../../../src/db/deliveries.js';
+import { disableFailingEndpoints } from '../../../src/db/endpoints.js';
 import { enqueueEvent } from '../../../src/db/outbox.js';
 import { AttemptRecorder } from '../../../src/delivery/recorder.js';
 import type { AppWithSecrets } from '../../helpers/contract.js';
@@ -220,4 +221,120 @@ test('a late stale attempt written twice is on record once', async () => {
   await recordDeliveryAttempts(pool, [attempt(id, 1, 'retry', 504)]);
   await recordDeliveryAttempts(pool, [attempt(id, 1, 'retry', 504)]);
   assert.deepEqual((await state(id)).history, ['1:retry:504']);
+});
+
+// An endpoint's failure record (failing_since, auto-disable) is written by the same
+// statement; an endpoint row held by another transaction is skipped, never waited for.
+
+async function endpoint(): Promise<string> {
+  const res = await gw.admin('POST', `/admin/apps/${app.app_id}/endpoints`, {
+    url: 'http://127.0.0.1:9/hook',
+    event_types: ['payment.succeeded'],
+  });
+  assert.equal(res.status, 201);
+  return res.json<{ endpoint_id: string }>().endpoint_id;
+}
+
+/** A pending delivery to the endpoint (of a fresh event whose default delivery is drained). */
+async function endpointDelivery(endpointId: string): Promise<string> {
+  const e = await enqueueEvent(pool, {
+    appId: app.app_id,
+    paymentId: null,
+    eventType: 'payment.succeeded',
+    body: '{"n":2}',
+  });
+  assert.ok(e);
+  await drain();
+  const r = await pool.query<{ id: string }>(
+    `INSERT INTO deliveries (id, event_id, app_id, endpoint_id)
+     VALUES ('dlv_' || substr(md5(random()::text), 1, 24), $1, $2, $3) RETURNING id`,
+    [e.eventId, app.app_id, endpointId],
+  );
+  return r.rows[0]!.id;
+}
+
+async function failingSince(endpointId: string): Promise<Date | null> {
+  const r = await pool.query<{ f: Date | null }>(
+    'SELECT failing_since AS f FROM webhook_endpoints WHERE id = $1',
+    [endpointId],
+  );
+  return r.rows[0]!.f;
+}
+
+test('an endpoint row held by another transaction (an admin replay) blocks no record: the statement records and claims for other endpoints; the failure record waits for a later batch', async () => {
+  const held = await endpoint();
+  const free = await endpoint();
+  const d1 = await endpointDelivery(held);
+  assert.equal(await claimOne(LEASE), 1);
+  const d2 = await endpointDelivery(free);
+  // The gateway's role with a lock_timeout: a record that waits on the endpoint fails
+  // instead of waiting for as long as the holder holds it.
+  const ltPool = new pg.Pool({
+    connectionString: gw.databaseUrl,
+    options: '-c lock_timeout=1000',
+    max: 1,
+  });
+  ltPool.on('error', () => undefined);
+  const holder = await pool.connect();
+  try {
+    await holder.query('BEGIN');
+    // What enqueueRecovery (the admin replay) holds for its whole INSERT ... SELECT.
+    await holder.query('SELECT 1 FROM webhook_endpoints WHERE id = $1 FOR UPDATE', [held]);
+    const claimed = await claimDueDeliveries(ltPool, 10, LEASE, CAP, [
+      attempt(d1, 1, 'retry', 503),
+    ]);
+    assert.deepEqual(
+      claimed.map((d) => [d.id, d.endpoint_id]),
+      [[d2, free]],
+    );
+    assert.deepEqual(await state(d1), {
+      status: 'pending',
+      attempts: 1,
+      leased: false,
+      last_status_code: 503,
+      history: ['1:retry:503'],
+    });
+    // Left for a later batch.
+    assert.equal(await failingSince(held), null);
+  } finally {
+    await holder.query('ROLLBACK').catch(() => undefined);
+    holder.release();
+    await ltPool.end();
+  }
+  // The next failure recorded for it starts its failure record.
+  assert.deepEqual(
+    (await claimDueDeliveries(pool, 10, LEASE, CAP)).map((d) => [d.id, d.attempts]),
+    [[d1, 2]],
+  );
+  await recordDeliveryAttempts(pool, [attempt(d1, 2, 'retry', 503)]);
+  assert.ok((await failingSince(held)) instanceof Date);
+});
+
+test('auto-disable: an endpoint with a delivery delivered since its failing_since (a success whose record skipped it) is not disabled, and its failing_since is cleared', async () => {
+  const healed = await endpoint();
+  const failing = await endpoint();
+  const d = await endpointDelivery(healed);
+  await endpointDelivery(failing);
+  await pool.query(
+    `UPDATE webhook_endpoints SET failing_since = now() - interval '10 days' WHERE id = ANY($1)`,
+    [[healed, failing]],
+  );
+  await pool.query(
+    `UPDATE deliveries SET status = 'delivered', delivered_at = now() WHERE id = $1`,
+    [d],
+  );
+  const disabled = await disableFailingEndpoints(pool, 3);
+  assert.deepEqual(
+    disabled.map((r) => r.id),
+    [failing],
+  );
+  const r = await pool.query<{ id: string; disabled: boolean; failing: boolean }>(
+    `SELECT id, disabled, failing_since IS NOT NULL AS failing FROM webhook_endpoints
+     WHERE id = ANY($1) ORDER BY array_position($1, id)`,
+    [[healed, failing]],
+  );
+  assert.deepEqual(r.rows, [
+    { id: healed, disabled: false, failing: false },
+    { id: failing, disabled: true, failing: true },
+  ]);
 });
