@@ -54,10 +54,12 @@ function claimSql(
   limit: string,
   leaseMs: string,
   perTarget: string,
-  /** Deliveries recorded by the same statement: neither busy nor due here (see RECORD_CLAIM_SQL). */
+  /** Deliveries recorded by the same statement: not due here (see RECORD_CLAIM_SQL). */
   recorded?: string,
+  /** Deliveries whose current claim the same statement records: not busy here. */
+  freed?: string,
 ): string {
-  const notRecorded = recorded ? `\n    AND id <> ALL(${recorded})` : '';
+  const notRecorded = freed ? `\n    AND id NOT IN ${freed}` : '';
   const notRecordedD = recorded ? `\n    AND d.id <> ALL(${recorded})` : '';
   return `
 busy AS (
@@ -149,40 +151,73 @@ export async function claimDueDeliveries(
 
 // One statement for a batch of attempts (ordered as given; a delivery at most once): each
 // attempt row and its delivery's new state commit together.
+//
+// Only the delivery's current claim changes its state (docs/operations.md "Delivery attempts,
+// written in batches"): the attempt is the current claim when its number is the delivery's
+// `attempts` and the lease is still set (a claim sets it, the record of that claim clears
+// it). Anything else is stale (its lease ran out and another instance claimed the delivery
+// again) or already recorded (the statement that recorded it committed but its client saw
+// an error, and it is written again):
+// - a stale attempt is a send that happened: its history row is written (once), and the
+//   delivery's state is left to the current claim, with one exception: a stale `delivered`
+//   is a fact (the receiver has the event), so a pending delivery becomes delivered; the
+//   current claim's lease is kept, and its own record then only writes its history row and
+//   clears the lease;
+// - an attempt already recorded changes nothing and writes no second history row.
+// `lk` locks each delivery of the batch (in id order) and reads it as it is now: a row that
+// another transaction is writing is waited for and read again as that one committed it
+// (READ COMMITTED), so a rewrite racing its own first write still sees it recorded.
 const RECORD_CTES = `
 a AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::float8[], $6::int[],
     $7::timestamptz[], $8::int[], $9::text[]) WITH ORDINALITY
     AS t(id, verdict, status_code, error, delay_ms, attempt, started_at, duration_ms, response_body, ord)),
+lk AS (
+  SELECT a.*, d.endpoint_id,
+    d.attempts = a.attempt AND d.locked_until IS NOT NULL AS open_claim,
+    d.status = 'pending' AND ((d.attempts = a.attempt AND d.locked_until IS NOT NULL)
+      OR (a.verdict = 'delivered' AND d.attempts <> a.attempt)) AS settles,
+    (d.attempts = a.attempt AND d.locked_until IS NOT NULL) OR (d.attempts <> a.attempt
+      AND NOT EXISTS (SELECT 1 FROM delivery_attempts h
+        WHERE h.delivery_id = a.id AND h.attempt = a.attempt)) AS logs
+  FROM a JOIN deliveries d ON d.id = a.id
+  ORDER BY d.id
+  FOR NO KEY UPDATE OF d),
 upd AS (
   UPDATE deliveries d SET
-    status = CASE a.verdict WHEN 'delivered' THEN 'delivered' WHEN 'dead' THEN 'dead' ELSE 'pending' END,
-    last_status_code = a.status_code, last_error = a.error, last_response_body = a.response_body,
-    locked_until = NULL,
-    next_attempt_at = CASE WHEN a.verdict = 'retry' THEN now() + a.delay_ms * interval '1 millisecond'
-      ELSE d.next_attempt_at END,
-    delivered_at = CASE WHEN a.verdict = 'delivered' THEN now() END,
+    status = CASE WHEN NOT k.settles THEN d.status WHEN k.verdict = 'delivered' THEN 'delivered'
+      WHEN k.verdict = 'dead' THEN 'dead' ELSE 'pending' END,
+    last_status_code = CASE WHEN k.settles THEN k.status_code ELSE d.last_status_code END,
+    last_error = CASE WHEN k.settles THEN k.error ELSE d.last_error END,
+    last_response_body = CASE WHEN k.settles THEN k.response_body ELSE d.last_response_body END,
+    locked_until = CASE WHEN k.open_claim THEN NULL ELSE d.locked_until END,
+    next_attempt_at = CASE WHEN k.settles AND k.verdict = 'retry'
+      THEN now() + k.delay_ms * interval '1 millisecond' ELSE d.next_attempt_at END,
+    delivered_at = CASE WHEN NOT k.settles THEN d.delivered_at
+      WHEN k.verdict = 'delivered' THEN now() END,
     updated_at = now()
-  FROM a
-  WHERE d.id = a.id AND d.status = 'pending'
-  RETURNING d.id, d.endpoint_id, a.verdict, a.ord, a.attempt, a.started_at, a.duration_ms,
-    a.status_code, a.error, a.response_body),
--- Per endpoint, its last attempt of the batch, and whether one before it succeeded.
+  FROM lk k
+  WHERE d.id = k.id AND (k.open_claim OR k.settles)),
+-- Per endpoint, its last attempt of the batch written to the history, and whether one
+-- before it succeeded.
 last AS (
   SELECT DISTINCT ON (endpoint_id) endpoint_id, verdict = 'delivered' AS ok,
     bool_or(verdict = 'delivered') OVER (PARTITION BY endpoint_id) AS any_ok
-  FROM upd WHERE endpoint_id IS NOT NULL
+  FROM lk WHERE logs AND endpoint_id IS NOT NULL
   ORDER BY endpoint_id, ord DESC),
 -- An endpoint's failure record (auto-disable) is written only when it changes: the first
 -- failure after a success, the first success after failures. A batch ends as its attempts
 -- one after another would: a success clears it, a failure after a success of the batch
 -- starts it again.
--- Endpoints locked in id order before the update, so two instances' batches (or a batch and
--- the auto-disable sweep, which locks in the same order) cannot deadlock on them.
+-- An endpoint row that another transaction holds (another instance's record, an admin
+-- replay, the auto-disable sweep) is skipped, never waited for: its record is left to a
+-- later batch, and the sweep disables no endpoint with a delivery delivered since its
+-- failing_since (db/endpoints.ts disableFailingEndpoints). So no record waits on an
+-- endpoint, and claims go on.
 locked AS (
   SELECT ep.id FROM webhook_endpoints ep
   WHERE ep.id IN (SELECT endpoint_id FROM last)
-  ORDER BY ep.id FOR UPDATE),
+  ORDER BY ep.id FOR NO KEY UPDATE SKIP LOCKED),
 failing AS (
   UPDATE webhook_endpoints ep SET
     failing_since = CASE WHEN l.ok THEN NULL ELSE now() END
@@ -192,19 +227,21 @@ failing AS (
       ELSE ep.failing_since IS NULL OR l.any_ok END))`;
 const RECORD_INSERT = `
 INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, outcome, response_body)
-SELECT id, attempt, started_at, duration_ms, status_code, error, verdict, response_body FROM upd
-ORDER BY ord`;
+SELECT id, attempt, started_at, duration_ms, status_code, error, verdict, response_body FROM lk
+WHERE logs ORDER BY ord`;
 const RECORD_SQL = `WITH ${RECORD_CTES}${RECORD_INSERT}`;
 
 /**
  * A batch of finished attempts recorded and the next claim made by one statement, one
  * commit ($1-$9 the attempts as in RECORD_SQL, $10-$12 the claim's limit, lease and cap).
  * Every part of one statement sees the same snapshot, so the recorded deliveries still look
- * leased to the claim's part: they are left out of its count of busy deliveries per target
- * (their attempts are over) and out of what it may take (a row is updated once per statement).
+ * leased to the claim's part: those whose current claim the statement records are left out
+ * of its count of busy deliveries per target (their attempts are over; a stale attempt's
+ * delivery is still busy under the claim that superseded it), and every delivery of the
+ * batch is left out of what it may take (a row is updated once per statement).
  */
 const RECORD_CLAIM_SQL = `WITH ${RECORD_CTES},
-recorded AS (${RECORD_INSERT}),${claimSql('$10', '$11', '$12', '$1::text[]')}`;
+recorded AS (${RECORD_INSERT}),${claimSql('$10', '$11', '$12', '$1::text[]', '(SELECT id FROM lk WHERE open_claim)')}`;
 
 export interface DeliveryAttempt {
   deliveryId: string;

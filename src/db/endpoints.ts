@@ -195,23 +195,33 @@ export async function recentAttempts(
 
 /**
  * Disables every endpoint that has failed every attempt since `days` ago (docs/api.md#auto-disable);
- * call in a transaction that also writes their audit entries.
+ * call in a transaction that also writes their audit entries. An endpoint with a delivery
+ * delivered since its failing_since is not failing: the delivery recorder skips an endpoint
+ * row another transaction holds and leaves its failure record to a later batch
+ * (db/deliveries.ts), so a success may not have cleared it. Its failing_since is cleared here.
  */
 export async function disableFailingEndpoints(
   tx: Queryable,
   days: number,
 ): Promise<{ id: string; app_id: string; failing_since: Date }[]> {
   const res = await tx.query<{ id: string; app_id: string; failing_since: Date }>(
-    // Locked in id order, as the delivery recorder locks them (db/deliveries.ts): no deadlock.
+    // Locked in id order (the delivery recorder skips what it finds locked): no deadlock.
     `WITH due AS (
-       SELECT id FROM webhook_endpoints
+       SELECT id, failing_since FROM webhook_endpoints
        WHERE NOT disabled AND failing_since IS NOT NULL
          AND failing_since <= now() - $1::int * interval '1 day'
-       ORDER BY id FOR UPDATE)
+       ORDER BY id FOR UPDATE),
+     healed AS (
+       SELECT due.id FROM due WHERE EXISTS (
+         SELECT 1 FROM deliveries d WHERE d.endpoint_id = due.id AND d.status = 'delivered'
+           AND d.delivered_at >= due.failing_since)),
+     cleared AS (
+       UPDATE webhook_endpoints ep SET failing_since = NULL FROM healed h WHERE ep.id = h.id)
      UPDATE webhook_endpoints ep SET disabled = true, updated_at = now(),
        disabled_reason = 'every attempt failed for ' || $1::int || ' days'
      FROM due
-     WHERE ep.id = due.id AND NOT ep.disabled AND ep.failing_since IS NOT NULL
+     WHERE ep.id = due.id AND due.id NOT IN (SELECT id FROM healed)
+       AND NOT ep.disabled AND ep.failing_since IS NOT NULL
        AND ep.failing_since <= now() - $1::int * interval '1 day'
      RETURNING ep.id, ep.app_id, ep.failing_since`,
     [days],

@@ -171,7 +171,14 @@ export class DeliveryWorker {
         this.perTarget.set(target, (this.perTarget.get(target) ?? 0) + 1);
         // A finished attempt frees its slot and wakes the loop through its record (above);
         // the recorded promise only tells stop() that nothing is left.
-        const p = this.attempt(d).finally(() => this.inFlight.delete(p));
+        const p = this.attempt(d)
+          .catch((err: unknown) =>
+            this.gw.log.error(
+              { delivery_id: d.id, error: err instanceof Error ? err.name : typeof err },
+              'delivery attempt failed',
+            ),
+          )
+          .finally(() => this.inFlight.delete(p));
         this.inFlight.add(p);
       }
       // A short claim does not mean nothing is due: the per-endpoint cap may have left rows of
@@ -213,23 +220,42 @@ export class DeliveryWorker {
     };
   }
 
-  private async send(d: ClaimedDelivery): Promise<SendResult> {
-    const none = (error: string): SendResult => ({
+  /**
+   * The attempt's answer. `dead` when it cannot ever be sent: the endpoint is disabled, the
+   * event body or the endpoint's secret cannot be read (a secret sealed under another
+   * MASTER_KEY, or damaged): no request is made and the error says which, never the secret.
+   */
+  private async send(d: ClaimedDelivery): Promise<SendResult & { dead?: true }> {
+    const none = (error: string): SendResult & { dead: true } => ({
       statusCode: null,
       error,
       durationMs: 0,
       responseBody: null,
+      dead: true,
     });
     if (d.endpoint_disabled) return none('endpoint disabled');
     if (d.body_unreadable !== null) return none(`event body unreadable: ${d.body_unreadable}`);
-    if (!d.url) return none('app has no webhook_url');
+    // Retried: the app may set its webhook_url meanwhile.
+    if (!d.url)
+      return {
+        statusCode: null,
+        error: 'app has no webhook_url',
+        durationMs: 0,
+        responseBody: null,
+      };
     const ts = String(Math.floor(this.gw.now() / 1000));
+    let signatures: Record<string, string>;
+    try {
+      signatures = this.signatures(d, ts);
+    } catch {
+      return none('endpoint secret unreadable');
+    }
     return this.sender.post(
       d.url,
       {
         'content-type': 'application/json',
         'x-pay-timestamp': ts,
-        ...this.signatures(d, ts),
+        ...signatures,
         'x-pay-event-id': d.event_id,
         'user-agent': 'Paygate-Webhooks/1',
       },
@@ -242,9 +268,18 @@ export class DeliveryWorker {
   private async attempt(d: ClaimedDelivery): Promise<void> {
     const cfg = this.gw.config.delivery;
     const startedAt = new Date();
-    let result: SendResult;
+    let result: SendResult & { dead?: true };
     try {
       result = await this.send(d);
+    } catch (err) {
+      // Nothing may escape an attempt (an unhandled rejection ends the process, and every
+      // instance would then die on this delivery after its lease): the attempt fails with a
+      // plain error, and is tried again.
+      this.gw.log.error(
+        { delivery_id: d.id, error: err instanceof Error ? err.name : typeof err },
+        'delivery attempt failed before an answer',
+      );
+      result = { statusCode: null, error: 'internal error', durationMs: 0, responseBody: null };
     } finally {
       this.sending--;
       const target = d.endpoint_id ?? d.app_id;
@@ -254,10 +289,7 @@ export class DeliveryWorker {
       // This target was at its cap here: deliveries of it may be due and were left behind.
       if (n >= this.gw.config.endpoints.concurrency) this.capFreed = true;
     }
-    const v =
-      d.endpoint_disabled || d.body_unreadable !== null
-        ? 'dead'
-        : verdict(result.statusCode, d.attempts, cfg.maxAttempts);
+    const v = result.dead ? 'dead' : verdict(result.statusCode, d.attempts, cfg.maxAttempts);
     const delayMs = v === 'retry' ? retryDelayMs(cfg, d.attempts) : 0;
     deliveryAttempts.inc({ verdict: v });
     deliveryDuration.observe(result.durationMs / 1000);

@@ -70,6 +70,13 @@ async function recorded(ids: string[]): Promise<Recorded[]> {
   return res.rows;
 }
 
+/** Claims due deliveries, these among them (leased, one attempt each). */
+async function claimed(ids: string[]): Promise<void> {
+  const c = await claimDueDeliveries(gw.running.gw.pool, 100, 60_000, 100);
+  const got = new Set(c.map((d) => d.id));
+  assert.ok(ids.every((id) => got.has(id)));
+}
+
 /** A transaction of its own holding one delivery's row, as another writer would. */
 async function holdRow(deliveryId: string): Promise<pg.PoolClient> {
   const c = await gw.running.gw.pool.connect();
@@ -92,6 +99,9 @@ function recorderPool(name: string, options = ''): pg.Pool {
 test('a batch that fails on one locked delivery (lock_timeout): the others are recorded one at a time, the locked one is rejected and recorded on its next attempt', async () => {
   const [first, before, locked, afterIt] = await pendingDeliveries(4);
   const ids = [first!, before!, locked!, afterIt!];
+  // Claimed first (leased, one attempt each), as the worker's claim would have: only a
+  // delivery's current claim is recorded as its state.
+  await claimed(ids);
   const holder = await holdRow(locked!);
   // The gateway's role with a lock_timeout, as operators often set (ALTER ROLE ... SET
   // lock_timeout): a write that would queue behind the held row fails instead.
@@ -122,7 +132,7 @@ test('a batch that fails on one locked delivery (lock_timeout): the others are r
       { id: afterIt, status: 'delivered', last_status_code: 204, attempt_rows: 1 },
     ]);
 
-    // The row is free again: the next attempt of that delivery is recorded (at least once).
+    // The row is free again: the attempt, written again under its claim, is recorded.
     await holder.query('ROLLBACK');
     await recorder.record(attempt(locked!, 200));
     assert.deepEqual((await recorded([locked!]))[0], {
@@ -141,6 +151,7 @@ test('a batch that fails on one locked delivery (lock_timeout): the others are r
 test('a batch whose connection is terminated: every attempt of it is still recorded, one at a time, none rejected', async () => {
   const [first, a, b, c] = await pendingDeliveries(4);
   const batch = [a!, b!, c!];
+  await claimed([first!, ...batch]);
   const holder = await holdRow(b!);
   const pool = recorderPool('recorder-kill-test');
   const admin = gw.running.gw.pool;

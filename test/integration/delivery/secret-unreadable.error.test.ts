@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import { enqueueEvent } from '../../../src/db/outbox.js';
+import type { AppWithSecrets } from '../../helpers/contract.js';
+import { createTestDatabase } from '../../helpers/db.js';
+import { eventually } from '../../helpers/eventually.js';
+import { kill, spawnGateway, type GatewayProcess } from '../../helpers/process.js';
+import { Receiver } from '../../helpers/receiver.js';
+
+// A delivery whose webhook secret cannot be read (sealed under another MASTER_KEY, or
+// damaged) cannot ever be signed: it is given up without a request, as a delivery whose event
+// body cannot be read is (src/delivery/worker.ts send). Before, decryptSecret's throw escaped
+// the attempt as an unhandled rejection, which ends a Node 20 process: every instance then
+// died on that delivery after its lease. The real gateway as its own process, so a crash is
+// seen as one.
+
+const ADMIN = 'secret-unreadable-admin-token-0123456789';
+const env = (databaseUrl: string) => ({
+  DATABASE_URL: databaseUrl,
+  ADMIN_TOKEN: ADMIN,
+  MASTER_KEY: randomBytes(32).toString('hex'),
+  DELIVERY_TIMEOUT_MS: '1000',
+});
+
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+let pool: pg.Pool;
+let receiver: Receiver;
+let gateway: GatewayProcess | undefined;
+
+before(async () => {
+  db = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  pool.on('error', () => undefined);
+  receiver = new Receiver();
+  await receiver.start();
+});
+after(async () => {
+  if (gateway) await kill(gateway, 'SIGKILL');
+  await receiver?.stop();
+  await pool?.end();
+  await db?.drop();
+});
+
+async function createApp(name: string): Promise<AppWithSecrets> {
+  const res = await fetch(`${gateway!.url}/admin/apps`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name, webhook_url: receiver.url }),
+  });
+  assert.equal(res.status, 201);
+  return (await res.json()) as AppWithSecrets;
+}
+
+async function delivery(appId: string): Promise<string> {
+  const e = await enqueueEvent(pool, {
+    appId,
+    paymentId: null,
+    eventType: 'payment.succeeded',
+    body: '{"n":1}',
+  });
+  assert.ok(e?.deliveryId);
+  return e.deliveryId;
+}
+
+test('an unreadable webhook secret: the delivery is dead without a request, with a plain error and no secret in the logs; the process lives on and delivers the rest', async () => {
+  gateway = await spawnGateway(env(db.url));
+  const broken = await createApp('secret-unreadable');
+  const fine = await createApp('secret-fine');
+  receiver.secret = fine.webhook_secret;
+  // The sealed secret's ciphertext damaged: its authentication tag no longer matches.
+  await pool.query(
+    `UPDATE apps SET webhook_secret_enc = split_part(webhook_secret_enc, '.', 1) || '.' ||
+       split_part(webhook_secret_enc, '.', 2) || '.' || split_part(webhook_secret_enc, '.', 3)
+       || '.AAAAAAAAAAAA' WHERE id = $1`,
+    [broken.app_id],
+  );
+  const dead = await delivery(broken.app_id);
+  const row = await eventually(async () => {
+    const r = await pool.query<{
+      status: string;
+      last_error: string | null;
+      history: string[];
+    }>(
+      `SELECT d.status, d.last_error,
+         ARRAY(SELECT a.attempt || ':' || a.outcome || ':' || coalesce(a.error, '')
+           FROM delivery_attempts a WHERE a.delivery_id = d.id ORDER BY a.attempt) AS history
+       FROM deliveries d WHERE d.id = $1`,
+      [dead],
+    );
+    return r.rows[0]?.status === 'dead' ? r.rows[0] : undefined;
+  }, 'the delivery given up (before: the gateway process died)');
+  assert.deepEqual(row, {
+    status: 'dead',
+    last_error: 'endpoint secret unreadable',
+    history: ['1:dead:endpoint secret unreadable'],
+  });
+  assert.equal(receiver.received.length, 0);
+  assert.equal(gateway.child.exitCode, null);
+
+  // Still delivering: another app's event arrives, signed.
+  const ok = await delivery(fine.app_id);
+  await eventually(async () => receiver.received.length === 1, 'the other delivery');
+  assert.ok(receiver.received[0]?.signatureValid);
+  await eventually(async () => {
+    const r = await pool.query('SELECT 1 FROM deliveries WHERE id = $1 AND status = $2', [
+      ok,
+      'delivered',
+    ]);
+    return r.rowCount === 1;
+  }, 'the other delivery recorded');
+  assert.equal((await fetch(`${gateway.url}/readyz`)).status, 200);
+  assert.ok(!gateway.output().includes(broken.webhook_secret));
+});
