@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { WebhookNetwork } from './delivery/network.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
+import { checkMasterKey } from './auth/masterKeyCheck.js';
 import { Listener } from './db/listener.js';
 import { checkDatabaseReachable, parseDatabaseUrl, PrimaryLocator } from './db/connection.js';
 import { createPool, type Pool } from './db/pool.js';
@@ -105,6 +106,7 @@ export async function startGateway(
     // The simulators' own schema and migrations (simulators/db/migrate.ts), after the gateway's.
     const simApplied = (await simulators?.start()) ?? [];
     if (simApplied.length > 0) log.info({ applied: simApplied }, 'simulators: migrations applied');
+    await checkMasterKey(pool, config.masterKey);
     await warnIfAutovacuumCannotRun(gw);
     if (opts.workers !== false) workers = await startWorkers(gw, simulators?.purgeOld);
     await listener.start();

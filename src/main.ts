@@ -1,6 +1,7 @@
 import path from 'node:path';
 import cluster from 'node:cluster';
 import { startGateway } from './app.js';
+import { checkMasterKey, MasterKeyError } from './auth/masterKeyCheck.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import {
   checkDatabaseReachable,
@@ -78,7 +79,11 @@ function banner(publicUrl: string, embedded: EmbeddedCluster | undefined): void 
  */
 function startupFailed(err: unknown): never {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (err instanceof EmbeddedPostgresError || err instanceof DatabaseStartError) {
+  if (
+    err instanceof EmbeddedPostgresError ||
+    err instanceof DatabaseStartError ||
+    err instanceof MasterKeyError
+  ) {
     process.stderr.write(`startup error: ${err.message}\n`);
   } else if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
     const why =
@@ -113,13 +118,14 @@ function onSignals(stop: () => Promise<void>): void {
   }
 }
 
-async function reachable(url: string): Promise<void> {
+async function reachable(url: string, checkUrl: boolean): Promise<void> {
   const locator = new PrimaryLocator(
     parseDatabaseUrl(url, config.database.poolMode === 'transaction'),
   );
   const pool = createPool(locator, 1, true);
   try {
-    await checkDatabaseReachable(pool, 'DATABASE_URL', locator);
+    if (checkUrl) await checkDatabaseReachable(pool, 'DATABASE_URL', locator);
+    await checkMasterKey(pool, config.masterKey);
   } finally {
     await pool.end().catch(() => undefined);
   }
@@ -134,8 +140,9 @@ async function runPrimary(): Promise<void> {
     ? undefined
     : await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, log).catch(startupFailed);
   // Checked once here: workers that each failed would be forked again without end.
-  if (config.databaseUrl) await reachable(config.databaseUrl).catch(startupFailed);
   const env = { DATABASE_URL: embedded?.url ?? config.databaseUrl, ADMIN_TOKEN: config.adminToken };
+  if (env.DATABASE_URL)
+    await reachable(env.DATABASE_URL, config.databaseUrl !== undefined).catch(startupFailed);
   let stopping = false;
   let ready = 0;
   cluster.on('exit', (worker, code, signal) => {

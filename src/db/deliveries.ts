@@ -175,8 +175,9 @@ a AS (
 lk AS (
   SELECT a.*, d.endpoint_id,
     d.attempts = a.attempt AND d.locked_until IS NOT NULL AS open_claim,
-    d.status = 'pending' AND ((d.attempts = a.attempt AND d.locked_until IS NOT NULL)
-      OR (a.verdict = 'delivered' AND d.attempts <> a.attempt)) AS settles,
+    (d.status = 'pending' AND d.attempts = a.attempt AND d.locked_until IS NOT NULL)
+      OR (a.verdict = 'delivered' AND d.attempts <> a.attempt
+        AND d.status IN ('pending', 'dead')) AS settles,
     (d.attempts = a.attempt AND d.locked_until IS NOT NULL) OR (d.attempts <> a.attempt
       AND NOT EXISTS (SELECT 1 FROM delivery_attempts h
         WHERE h.delivery_id = a.id AND h.attempt = a.attempt)) AS logs

@@ -214,9 +214,10 @@ export async function disableFailingEndpoints(
      healed AS (
        SELECT due.id FROM due WHERE EXISTS (
          SELECT 1 FROM deliveries d WHERE d.endpoint_id = due.id AND d.status = 'delivered'
-           AND d.delivered_at >= due.failing_since)),
+           AND d.delivered_at > due.failing_since)),
      cleared AS (
-       UPDATE webhook_endpoints ep SET failing_since = NULL FROM healed h WHERE ep.id = h.id)
+       UPDATE webhook_endpoints ep SET failing_since = NULL, updated_at = now()
+       FROM healed h WHERE ep.id = h.id)
      UPDATE webhook_endpoints ep SET disabled = true, updated_at = now(),
        disabled_reason = 'every attempt failed for ' || $1::int || ' days'
      FROM due

@@ -221,9 +221,10 @@ export class DeliveryWorker {
   }
 
   /**
-   * The attempt's answer. `dead` when it cannot ever be sent: the endpoint is disabled, the
-   * event body or the endpoint's secret cannot be read (a secret sealed under another
-   * MASTER_KEY, or damaged): no request is made and the error says which, never the secret.
+   * The attempt's answer. `dead` when it cannot ever be sent: the endpoint is disabled or
+   * the event body cannot be read. An endpoint secret this instance cannot read (sealed
+   * under another MASTER_KEY, or damaged) is a failed attempt, retried on the schedule.
+   * Either way no request is made and the error says which, never the secret.
    */
   private async send(d: ClaimedDelivery): Promise<SendResult & { dead?: true }> {
     const none = (error: string): SendResult & { dead: true } => ({
@@ -248,7 +249,14 @@ export class DeliveryWorker {
     try {
       signatures = this.signatures(d, ts);
     } catch {
-      return none('endpoint secret unreadable');
+      // Retried, not dead: an instance started with another MASTER_KEY would otherwise
+      // dead-letter every delivery it claims while the others could send them.
+      return {
+        statusCode: null,
+        error: 'endpoint secret unreadable',
+        durationMs: 0,
+        responseBody: null,
+      };
     }
     return this.sender.post(
       d.url,

@@ -152,6 +152,26 @@ test('a late delivered of an attempt whose lease ran out marks the delivery deli
   });
 });
 
+test('a late delivered of an attempt whose lease ran out settles a delivery the next attempt made dead: the receiver has the event', async () => {
+  const id = await pendingDelivery();
+  assert.equal(await claimOne(EXPIRED), 1); // A
+  assert.equal(await claimOne(LEASE), 2); // B, its last attempt
+  await recordDeliveryAttempts(pool, [attempt(id, 2, 'dead', 410)]);
+  assert.equal((await state(id)).status, 'dead');
+  // A's 200 lands afterwards (before: the delivery stayed dead, and a recover sent it again).
+  await recordDeliveryAttempts(pool, [attempt(id, 1, 'delivered', 200)]);
+  assert.deepEqual(await state(id), {
+    status: 'delivered',
+    attempts: 2,
+    leased: false,
+    last_status_code: 200,
+    history: ['1:delivered:200', '2:dead:410'],
+  });
+  // A late failure never revives it.
+  await recordDeliveryAttempts(pool, [attempt(id, 1, 'retry', 503)]);
+  assert.equal((await state(id)).status, 'delivered');
+});
+
 test('an attempt written again after its folded statement committed (the client saw an error) changes nothing and adds no second attempt row', async () => {
   const id = await pendingDelivery();
   assert.equal(await claimOne(LEASE), 1);
@@ -337,4 +357,41 @@ test('auto-disable: an endpoint with a delivery delivered since its failing_sinc
     { id: healed, disabled: false, failing: false },
     { id: failing, disabled: true, failing: true },
   ]);
+});
+
+test('auto-disable: a success recorded in the same statement as the failure that set failing_since does not count as healed', async () => {
+  const ep = await endpoint();
+  const ok = await endpointDelivery(ep);
+  const bad = await endpointDelivery(ep);
+  // endpointDelivery drains what is due (ok too): ok pending and unclaimed again.
+  await pool.query(`UPDATE deliveries SET locked_until = NULL, attempts = 0 WHERE id = $1`, [ok]);
+  const claimed = await claimDueDeliveries(pool, 10, LEASE, CAP);
+  assert.deepEqual(claimed.map((c) => c.id).sort(), [ok, bad].sort());
+  // One batch: the success first, then the failure: failing_since = now() of that statement,
+  // which is also the success's delivered_at.
+  await recordDeliveryAttempts(pool, [
+    attempt(ok, 1, 'delivered', 200),
+    attempt(bad, 1, 'retry', 503),
+  ]);
+  const r0 = await pool.query<{ same: boolean }>(
+    `SELECT ep.failing_since = d.delivered_at AS same FROM webhook_endpoints ep, deliveries d
+     WHERE ep.id = $1 AND d.id = $2`,
+    [ep, ok],
+  );
+  assert.deepEqual(r0.rows, [{ same: true }]);
+  // Every attempt since then failed for the whole period (before: the sweep took the
+  // success as a heal, cleared failing_since and restarted the clock).
+  await pool.query(
+    `UPDATE webhook_endpoints SET failing_since = failing_since - interval '10 days' WHERE id = $1`,
+    [ep],
+  );
+  await pool.query(
+    `UPDATE deliveries SET delivered_at = delivered_at - interval '10 days' WHERE id = $1`,
+    [ok],
+  );
+  const disabled = await disableFailingEndpoints(pool, 3);
+  assert.deepEqual(
+    disabled.map((x) => x.id),
+    [ep],
+  );
 });

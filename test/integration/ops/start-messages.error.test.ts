@@ -20,6 +20,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { freePort } from '../../../scripts/net.js';
 import { createTestDatabase, databaseUrl } from '../../helpers/db.js';
+import { startTestGateway } from '../../helpers/gateway.js';
 import pg from 'pg';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -198,4 +199,33 @@ test('behind a transaction pooler, a database whose commits do not flush stops t
       `(synchronous_commit = off for this connection): set it to on for the gateway's role or ` +
       `database (ALTER ROLE ... SET synchronous_commit = on)\n`,
   });
+});
+
+test('a MASTER_KEY that does not open the app secrets stored in the database stops the start with one line, with WORKERS too; the right key starts', async () => {
+  const db = await createTestDatabase();
+  cleanups.push(() => void db.drop().catch(() => undefined));
+  const shared = { url: db.url, drop: async () => undefined };
+  const sealedWith = { MASTER_KEY: randomBytes(32).toString('hex') };
+  const first = await startTestGateway(sealedWith, { database: shared, workers: false });
+  await first.createApp();
+  await first.stop();
+  const line =
+    'startup error: MASTER_KEY does not open the app secrets stored in this database (they ' +
+    'were sealed under another key): start with the MASTER_KEY they were sealed with ' +
+    '(docs/operations.md, "Several instances")\n';
+  for (const workers of ['1', '2']) {
+    const run = startGatewayProcess({
+      ...secrets,
+      DATA_DIR: path.join(privateDir(), 'data'),
+      PORT: String(await freePort()),
+      DATABASE_URL: db.url,
+      WORKERS: workers,
+      // The HTTP port opens before the check (503 while migrations run): its info line aside.
+      LOG_LEVEL: 'warn',
+    });
+    assert.equal(await run.exited, 1, `WORKERS=${workers}`);
+    assert.deepEqual(run.out(), { stdout: '', stderr: line }, `WORKERS=${workers}`);
+  }
+  const again = await startTestGateway(sealedWith, { database: shared, workers: false });
+  await again.stop();
 });
