@@ -160,3 +160,19 @@ export async function notifyAppChanged(
 ): Promise<void> {
   await db.query('SELECT pg_notify($1, $2)', [channel, appId]);
 }
+
+/**
+ * The newest app's sealed signing secret (the one most certainly sealed under the key in use
+ * now); undefined when there is no app, or no apps table yet (a database not migrated).
+ */
+export async function newestSealedSecret(db: Queryable): Promise<string | undefined> {
+  try {
+    const res = await db.query<{ sealed: string }>(
+      'SELECT signing_secret_enc AS sealed FROM apps ORDER BY created_at DESC LIMIT 1',
+    );
+    return res.rows[0]?.sealed;
+  } catch (err) {
+    if ((err as { code?: string }).code === '42P01') return undefined;
+    throw err;
+  }
+}
