@@ -61,20 +61,21 @@ export function signRequest(
  */
 export type SignatureMismatch = (app: AppRow, canonical: string) => void;
 
-/** docs/api.md#request-signing in its order; an unknown key is indistinguishable from a wrong signature (docs/api.md#request-signing). */
+/**
+ * docs/api.md#request-signing in its order; an unknown key is indistinguishable from a wrong
+ * signature. authenticateAppNow's checks, every 401 as a rejection.
+ */
 export async function authenticateApp(
   req: SignedRequest,
   lookup: AppKeyLookup,
   nowMs: number,
   onTestModeMismatch?: SignatureMismatch,
 ): Promise<AuthenticatedApp> {
-  const key = checkSignedHeaders(req, nowMs);
-  return verifySignature(req, key, await lookup(key), onTestModeMismatch);
+  return authenticateAppNow(req, lookup, nowMs, onTestModeMismatch);
 }
 
 /**
- * The same checks in the same order as authenticateApp, without a promise when the key's
- * lookup answers at once (a cached key: almost every signed request). A rule's 401 is thrown
+ * The request's checks without a promise when the key's lookup answers at once (a cached key: almost every signed request). A rule's 401 is thrown
  * synchronously then; after a lookup that has to load, the promise rejects with it.
  */
 export function authenticateAppNow(

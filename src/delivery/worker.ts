@@ -227,23 +227,18 @@ export class DeliveryWorker {
    * Either way no request is made and the error says which, never the secret.
    */
   private async send(d: ClaimedDelivery): Promise<SendResult & { dead?: true }> {
-    const none = (error: string): SendResult & { dead: true } => ({
+    // No request made: retried on the schedule, or `dead` when it can never be sent.
+    const unsent = (error: string): SendResult => ({
       statusCode: null,
       error,
       durationMs: 0,
       responseBody: null,
-      dead: true,
     });
+    const none = (error: string): SendResult & { dead: true } => ({ ...unsent(error), dead: true });
     if (d.endpoint_disabled) return none('endpoint disabled');
     if (d.body_unreadable !== null) return none(`event body unreadable: ${d.body_unreadable}`);
     // Retried: the app may set its webhook_url meanwhile.
-    if (!d.url)
-      return {
-        statusCode: null,
-        error: 'app has no webhook_url',
-        durationMs: 0,
-        responseBody: null,
-      };
+    if (!d.url) return unsent('app has no webhook_url');
     const ts = String(Math.floor(this.gw.now() / 1000));
     let signatures: Record<string, string>;
     try {
@@ -251,12 +246,7 @@ export class DeliveryWorker {
     } catch {
       // Retried, not dead: an instance started with another MASTER_KEY would otherwise
       // dead-letter every delivery it claims while the others could send them.
-      return {
-        statusCode: null,
-        error: 'endpoint secret unreadable',
-        durationMs: 0,
-        responseBody: null,
-      };
+      return unsent('endpoint secret unreadable');
     }
     return this.sender.post(
       d.url,
