@@ -4,6 +4,7 @@ import { createPool, type Pool } from '../../../src/db/pool.js';
 import { listPaymentPage, type PaymentListFilter } from '../../../src/db/paymentScan.js';
 import { parsePaymentSearch } from '../../../src/domain/paymentSearch.js';
 import { createTestDatabase } from '../../helpers/db.js';
+import { type PlanNode, insertPlansApp } from '../../helpers/plans.js';
 
 // Issue 29: GET /admin/payments filtered by a rarer status (initiated, failed, canceled) reads
 // payments_unsucceeded_created_id_idx, keyed by the status and the created range, in the
@@ -21,13 +22,6 @@ const DAY = 86_400_000;
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let pool: Pool;
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
 /** The indexes of payments a plan reads (index, index-only and bitmap scans), or "Seq Scan". */
 function paymentIndexes(node: PlanNode, out = new Set<string>()): Set<string> {
   if (node['Index Name']?.startsWith('payments_')) out.add(node['Index Name']);
@@ -43,11 +37,7 @@ before(async () => {
   pool = createPool(db.url, 2);
   // The statistics stay what the test makes them.
   await pool.query(`ALTER TABLE payments SET (autovacuum_enabled = off)`);
-  await pool.query(
-    `INSERT INTO apps (id, name, mode, api_key, signing_secret_enc, webhook_secret_enc,
-       allowed_providers, allowed_methods)
-     VALUES ('app_plans', 'plans', 'test', 'key_plans', 'x', 'x', '{idr_psp}', '{}')`,
-  );
+  await insertPlansApp(pool);
   // Many initiated payments (a provider outage), in runs of the table as the seed makes them;
   // creation times spread over a year in no relation to the table's order; three initiated
   // payments with a provider deadline, in table order.

@@ -10,21 +10,12 @@ import pg from 'pg';
 import { listPaymentRows, type PaymentListFilter } from '../../../src/db/reportLists.js';
 import { parsePaymentSearch } from '../../../src/domain/paymentSearch.js';
 import { createTestDatabase } from '../../helpers/db.js';
+import { type PlanNode } from '../../helpers/plans.js';
 
 const ROWS = 40_000;
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let client: pg.Client;
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Index Cond'?: string;
-  'Shared Hit Blocks'?: number;
-  'Shared Read Blocks'?: number;
-  Plans?: PlanNode[];
-}
 
 /** Each read of payments in a plan: "Seq Scan" or the name of the index it reads. */
 function reads(node: PlanNode, out: string[] = []): string[] {

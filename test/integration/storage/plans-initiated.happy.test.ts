@@ -7,6 +7,7 @@ import { storeInitiatedRegistration } from '../../../src/db/paymentCreation.js';
 import { grownTables } from '../../../src/db/planGuard.js';
 import { createPool, type Pool } from '../../../src/db/pool.js';
 import { createTestDatabase } from '../../helpers/db.js';
+import { type PlanNode, insertPlansApp } from '../../helpers/plans.js';
 
 // Issue 28: the statements that move one payment out of `initiated` (or store its
 // registration) name it by id AND status = 'initiated'. Several partial indexes of payments
@@ -23,13 +24,6 @@ const MANY_INITIATED = 12_000;
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let pool: Pool;
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
 
 /** The scans of payments in a plan: "Index Scan using payments_pkey", "Seq Scan", ... */
 function paymentScans(node: PlanNode, out: string[] = []): string[] {
@@ -79,11 +73,7 @@ before(async () => {
   pool = createPool(db.url, 2);
   // The statistics stay what the test makes them (autovacuum would analyse at any moment).
   await pool.query(`ALTER TABLE payments SET (autovacuum_enabled = off)`);
-  await pool.query(
-    `INSERT INTO apps (id, name, mode, api_key, signing_secret_enc, webhook_secret_enc,
-       allowed_providers, allowed_methods)
-     VALUES ('app_plans', 'plans', 'test', 'key_plans', 'x', 'x', '{idr_psp}', '{}')`,
-  );
+  await insertPlansApp(pool);
   // Every payment settled, as after a quiet night: the statistics see no initiated one.
   await pool.query(
     `INSERT INTO payments (id, app_id, mode, status, amount_minor, currency, method, provider,

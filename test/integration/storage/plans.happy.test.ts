@@ -10,6 +10,7 @@ import { finalizeInitiated } from '../../../src/db/paymentFinalize.js';
 import { analyzeGrownTables, grownTables } from '../../../src/db/planGuard.js';
 import { createPool, type Pool } from '../../../src/db/pool.js';
 import { createTestDatabase } from '../../helpers/db.js';
+import { type PlanNode, insertPlansApp } from '../../helpers/plans.js';
 
 // Issue 28: a named statement keeps the generic plan PostgreSQL made for it while its table
 // was small. The session below plans generically from the first execution (what PostgreSQL
@@ -25,14 +26,6 @@ const GROWN_TABLES = ['payments', 'idempotency_keys', 'customers'];
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let pool: Pool;
 let session: pg.Client;
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Index Cond'?: string;
-  Plans?: PlanNode[];
-}
 
 /** Scans of a grown table that read all of it: "Seq Scan on t", "full scan of index i". */
 function fullScans(node: PlanNode, out: string[] = []): string[] {
@@ -80,11 +73,7 @@ after(async () => {
 
 test('no hot statement keeps a whole-table plan made while its tables were small', async (t) => {
   // A few rows, as on a new installation, and the hot statements prepared on them.
-  await session.query(
-    `INSERT INTO apps (id, name, mode, api_key, signing_secret_enc, webhook_secret_enc,
-       allowed_providers, allowed_methods)
-     VALUES ('app_plans', 'plans', 'test', 'key_plans', 'x', 'x', '{idr_psp}', '{}')`,
-  );
+  await insertPlansApp(session);
   const scope = { appId: 'app_plans', endpoint: 'POST /v1/payments', key: 'k-small' };
   await idem.tryInsertClaim(session, scope, 'h', 60_000);
   const created = await payments.createPaymentRecord(
