@@ -6,6 +6,7 @@ import { findAppByApiKey, findAppByPreviousApiKey, notifyAppChanged } from './db
 import { decryptSecret } from './auth/crypto.js';
 import { AutovacuumWatch } from './db/autovacuum.js';
 import { PaymentReadBatcher } from './db/payments.js';
+import { creationBatchers, type CreationBatchers } from './db/paymentCreation.js';
 import type { Listener } from './db/listener.js';
 import type { Pool } from './db/pool.js';
 import type { Logger } from './logger.js';
@@ -45,6 +46,8 @@ export interface Gateway {
   appChanged(appId: string): Promise<void>;
   settledPayments: SettledPaymentCache;
   paymentReads: PaymentReadBatcher;
+  /** The common create path's statements, shared by the requests that reach them together. */
+  creations: CreationBatchers;
   now(): number;
   /** How webhook hosts are resolved and connected to (checked for live apps). */
   webhookNetwork: WebhookNetwork;
@@ -109,6 +112,7 @@ export function createGateway(
     },
     settledPayments: new SettledPaymentCache(),
     paymentReads: new PaymentReadBatcher(pool),
+    creations: creationBatchers(pool, durablePool),
     now: () => Date.now(),
     webhookNetwork,
     unverifiedWebhooks: new SourceRateLimiter(

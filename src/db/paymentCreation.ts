@@ -3,18 +3,18 @@
  * Idempotency-Key claimed together with the payment it creates, then the provider's answer
  * stored together with the key's completion. Two transactions per payment instead of four;
  * the second commits synchronously and so is the request's durability barrier (ADR 0002).
+ * Both are written for many requests at once: under load the requests that reach a
+ * statement together share it (creationBatchers).
  */
 import type { IdempotencyScope } from './idempotency.js';
 import {
-  creationValues,
-  CUSTOMER_UPSERT_ON_CONFLICT,
-  PAYMENT_INSERT_FROM_CUSTOMER,
   type CreationContext,
   type NewPayment,
   type PaymentRow,
   STILL_INITIATED,
 } from './payments.js';
 import type { Queryable } from './pool.js';
+import { StatementBatcher } from './statementBatcher.js';
 
 export interface FreshClaim {
   scope: IdempotencyScope;
@@ -30,42 +30,108 @@ export interface FreshClaim {
  */
 export type CreatedPayment = NewPayment & Pick<PaymentRow, 'invoice_number'>;
 
+/** One fresh create: the payment, its context and the key claimed for it. */
+export interface FreshCreate {
+  payment: NewPayment;
+  ctx: Pick<CreationContext, 'invoicePrefix' | 'registrationDeadline'>;
+  claim: FreshClaim;
+}
+
 /**
- * Claims a key nobody holds and creates the initiated payment it points at, in one
- * statement: the claim (as idempotency.tryInsertClaim writes it, with its resource already
- * set), the customer upsert and the payment (as payments.createPaymentRecord writes them).
- * null when the key already exists: nothing is written, and the caller takes the general
- * path (replay, wait, conflict or take-over).
+ * Claims keys nobody holds and creates the initiated payments they point at, in one
+ * statement for any number of requests: the claims (as idempotency.tryInsertClaim writes
+ * them, with their resource already set), the customer upserts and the payments (as
+ * payments.createPaymentRecord writes them). Per request, in order: its payment, or null
+ * when its key already exists (nothing is written for it, and the caller takes the general
+ * path: replay, wait, conflict or take-over). Two requests of one batch must not share a
+ * key (StatementBatcher keeps them apart); two payments of one customer in one batch count
+ * twice and leave the last non-null email, as one statement each would.
  */
+export async function createPaymentsWithFreshClaims(
+  db: Queryable,
+  items: FreshCreate[],
+): Promise<(CreatedPayment | null)[]> {
+  const col = <T>(f: (c: FreshCreate) => T): T[] => items.map(f);
+  const res = await db.query<Pick<PaymentRow, 'id' | 'invoice_number'>>({
+    name: 'payments_create_claimed_batch',
+    text: `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[],
+           $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
+           $13::text[], $14::text[], $15::text[], $16::timestamptz[], $17::text[], $18::float8[])
+           WITH ORDINALITY AS i(id, app_id, mode, amount_minor, currency, method, provider,
+             external_user_id, email, return_url, metadata, invoice_prefix, key_app_id,
+             key_endpoint, key, registration_deadline, request_hash, lease_ms, ord)),
+       claim AS (
+         INSERT INTO idempotency_keys (app_id, endpoint, key, request_hash, state, locked_until,
+           resource_id)
+         SELECT key_app_id, key_endpoint, key, request_hash, 'processing',
+           now() + lease_ms * interval '1 millisecond', id
+         FROM input ORDER BY ord
+         ON CONFLICT DO NOTHING
+         RETURNING resource_id),
+       claimed AS (
+         SELECT input.* FROM input JOIN claim ON claim.resource_id = input.id),
+       customer AS (
+         INSERT INTO customers (app_id, external_user_id, email, payments_count)
+         SELECT app_id, external_user_id,
+           (array_agg(email ORDER BY ord DESC) FILTER (WHERE email IS NOT NULL))[1], count(*)
+         FROM claimed GROUP BY app_id, external_user_id
+         ON CONFLICT (app_id, external_user_id) DO UPDATE SET
+           email = COALESCE(EXCLUDED.email, customers.email),
+           payments_count = customers.payments_count + EXCLUDED.payments_count,
+           updated_at = now()),
+       numbered AS (
+         -- nextval in the select list: once per row that has a prefix (a subquery over
+         -- nextval would be evaluated once for the whole batch).
+         SELECT claimed.*, CASE WHEN invoice_prefix IS NULL THEN NULL
+                                ELSE nextval('invoice_number_seq') END AS n
+         FROM claimed)
+       INSERT INTO payments (id, app_id, mode, amount_minor, currency, method, provider,
+           external_user_id, email, return_url, metadata, provider_deadline, invoice_number)
+         SELECT id, app_id, mode, amount_minor, currency, method, provider, external_user_id,
+           email, return_url, metadata::jsonb, registration_deadline,
+           -- lpad alone would truncate numbers past 999999; they must grow instead (docs/api.md#invoice-numbers).
+           invoice_prefix || '-' || lpad(n::text, greatest(6, length(n::text)), '0')
+         FROM numbered ORDER BY ord
+       RETURNING id, invoice_number`,
+    values: [
+      col((c) => c.payment.id),
+      col((c) => c.payment.app_id),
+      col((c) => c.payment.mode),
+      col((c) => c.payment.amount_minor),
+      col((c) => c.payment.currency),
+      col((c) => c.payment.method),
+      col((c) => c.payment.provider),
+      col((c) => c.payment.external_user_id),
+      col((c) => c.payment.email),
+      col((c) => c.payment.return_url),
+      col((c) => JSON.stringify(c.payment.metadata)),
+      col((c) => c.ctx.invoicePrefix),
+      col((c) => c.claim.scope.appId),
+      col((c) => c.claim.scope.endpoint),
+      col((c) => c.claim.scope.key),
+      col((c) => c.ctx.registrationDeadline),
+      col((c) => c.claim.requestHash),
+      col((c) => c.claim.leaseMs),
+    ],
+  });
+  const invoices = new Map(res.rows.map((r) => [r.id, r.invoice_number]));
+  return items.map((c) =>
+    invoices.has(c.payment.id)
+      ? { ...c.payment, invoice_number: invoices.get(c.payment.id) ?? null }
+      : null,
+  );
+}
+
+/** createPaymentsWithFreshClaims for one request. */
 export async function createPaymentWithFreshClaim(
   db: Queryable,
   p: NewPayment,
   ctx: Pick<CreationContext, 'invoicePrefix' | 'registrationDeadline'>,
   claim: FreshClaim,
 ): Promise<CreatedPayment | null> {
-  const res = await db.query<Pick<PaymentRow, 'invoice_number'>>({
-    name: 'payments_create_claimed',
-    text: `WITH claim AS (
-         INSERT INTO idempotency_keys (app_id, endpoint, key, request_hash, state, locked_until,
-           resource_id)
-         VALUES ($13, $14, $15, $17, 'processing', now() + $18 * interval '1 millisecond', $1)
-         ON CONFLICT DO NOTHING
-         RETURNING 1),
-       customer AS (
-         INSERT INTO customers (app_id, external_user_id, email, payments_count)
-         SELECT $2, $8, $9, 1 FROM claim
-         ${CUSTOMER_UPSERT_ON_CONFLICT}
-         RETURNING 1)
-       ${PAYMENT_INSERT_FROM_CUSTOMER}
-       RETURNING invoice_number`,
-    values: [
-      ...creationValues(p, { ...ctx, claim: claim.scope }),
-      claim.requestHash,
-      claim.leaseMs,
-    ],
-  });
-  const row = res.rows[0];
-  return row ? { ...p, invoice_number: row.invoice_number } : null;
+  const [created] = await createPaymentsWithFreshClaims(db, [{ payment: p, ctx, claim }]);
+  return created ?? null;
 }
 
 export interface Registration {
@@ -76,45 +142,93 @@ export interface Registration {
   providerDeadline: Date | null;
 }
 
+export interface RegistrationStore {
+  id: string;
+  reg: Registration;
+  completion: { scope: IdempotencyScope; status: number; body: string } | null;
+}
+
 /**
- * Stores the provider's answer on a payment that is still initiated and, in the same
- * statement, completes the request's key with the answer the caller built from it
- * (`response`: what the first reply and every replay send). false when nothing was written:
- * the payment moved on (finalized meanwhile) or holds another reference; the caller then
- * stores the registration the general way, which answers from the stored row.
+ * Stores the provider's answers on payments that are still initiated and, in the same
+ * statement, completes each request's key with the answer the caller built from it
+ * (`response`: what the first reply and every replay send), for any number of requests.
+ * Per request, in order: false when nothing was written for it (the payment moved on,
+ * finalized meanwhile, or holds another reference); the caller then stores the registration
+ * the general way, which answers from the stored row. The payments are found by primary key
+ * whatever the statistics (STILL_INITIATED, and `id = ANY` for the index).
  */
+export async function storeInitiatedRegistrations(
+  db: Queryable,
+  items: RegistrationStore[],
+): Promise<boolean[]> {
+  const col = <T>(f: (c: RegistrationStore) => T): T[] => items.map(f);
+  const res = await db.query<{ id: string }>({
+    name: 'payments_store_registration_complete_batch',
+    text: `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
+           $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[])
+           AS i(id, provider_ref, checkout_url, qr_string, qr_image_url, provider_deadline,
+             key_app_id, key_endpoint, key, response_status, response_body)),
+       upd AS (
+         UPDATE payments p SET provider_ref = i.provider_ref, checkout_url = i.checkout_url,
+           qr_string = i.qr_string, qr_image_url = i.qr_image_url,
+           provider_deadline = i.provider_deadline, updated_at = now()
+         FROM input i
+         WHERE p.id = ANY($1::text[]) AND p.id = i.id AND p.${STILL_INITIATED}
+           AND (p.provider_ref IS NULL OR p.provider_ref = i.provider_ref)
+         RETURNING p.id),
+       done AS (
+         UPDATE idempotency_keys k SET state = 'completed', locked_until = NULL,
+           response_status = i.response_status, response_body = i.response_body
+         FROM input i JOIN upd ON upd.id = i.id
+         WHERE k.app_id = i.key_app_id AND k.endpoint = i.key_endpoint AND k.key = i.key)
+       SELECT id FROM upd`,
+    values: [
+      col((c) => c.id),
+      col((c) => c.reg.providerRef),
+      col((c) => c.reg.checkoutUrl),
+      col((c) => c.reg.qrString),
+      col((c) => c.reg.qrImageUrl),
+      col((c) => c.reg.providerDeadline),
+      col((c) => c.completion?.scope.appId ?? null),
+      col((c) => c.completion?.scope.endpoint ?? null),
+      col((c) => c.completion?.scope.key ?? null),
+      col((c) => c.completion?.status ?? null),
+      col((c) => c.completion?.body ?? null),
+    ],
+  });
+  const stored = new Set(res.rows.map((r) => r.id));
+  return items.map((c) => stored.has(c.id));
+}
+
+/** storeInitiatedRegistrations for one request. */
 export async function storeInitiatedRegistration(
   db: Queryable,
   id: string,
   reg: Registration,
-  completion: { scope: IdempotencyScope; status: number; body: string } | null,
+  completion: RegistrationStore['completion'],
 ): Promise<boolean> {
-  const res = await db.query({
-    name: 'payments_store_registration_complete',
-    text: `WITH upd AS (
-         UPDATE payments SET provider_ref = $2, checkout_url = $3, qr_string = $4, qr_image_url = $5,
-           provider_deadline = $6, updated_at = now()
-         WHERE id = $1 AND ${STILL_INITIATED} AND (provider_ref IS NULL OR provider_ref = $2)
-         RETURNING id),
-       done AS (
-         UPDATE idempotency_keys k SET state = 'completed', locked_until = NULL,
-           response_status = $10, response_body = $11
-         FROM upd
-         WHERE k.app_id = $7 AND k.endpoint = $8 AND k.key = $9)
-       SELECT id FROM upd`,
-    values: [
-      id,
-      reg.providerRef,
-      reg.checkoutUrl,
-      reg.qrString,
-      reg.qrImageUrl,
-      reg.providerDeadline,
-      completion?.scope.appId ?? null,
-      completion?.scope.endpoint ?? null,
-      completion?.scope.key ?? null,
-      completion?.status ?? null,
-      completion?.body ?? null,
-    ],
-  });
-  return res.rowCount === 1;
+  const [stored] = await storeInitiatedRegistrations(db, [{ id, reg, completion }]);
+  return stored === true;
 }
+
+/**
+ * The two statements of the common path, each run for all the requests that reach it
+ * together (db/statementBatcher.ts): creates on the main pool (an asynchronous commit), the
+ * registrations on the durable one (their commit is the requests' durability barrier, one
+ * WAL flush for the batch).
+ */
+export function creationBatchers(pool: Queryable, durablePool: Queryable) {
+  return {
+    creates: new StatementBatcher<FreshCreate, CreatedPayment | null>({
+      run: (items) => createPaymentsWithFreshClaims(pool, items),
+      key: ({ claim: { scope } }) => `${scope.appId}\n${scope.endpoint}\n${scope.key}`,
+    }),
+    registrations: new StatementBatcher<RegistrationStore, boolean>({
+      run: (items) => storeInitiatedRegistrations(durablePool, items),
+      key: (item) => item.id,
+    }),
+  };
+}
+
+export type CreationBatchers = ReturnType<typeof creationBatchers>;

@@ -73,15 +73,15 @@ export interface CreationContext {
   registrationDeadline: Date;
 }
 
-/** The customer upsert's conflict rule, the same in both creation statements. */
+/** The customer upsert's conflict rule (paymentCreation.ts applies the same to a batch). */
 export const CUSTOMER_UPSERT_ON_CONFLICT = `ON CONFLICT (app_id, external_user_id) DO UPDATE SET
            email = COALESCE(EXCLUDED.email, customers.email),
            payments_count = customers.payments_count + 1,
            updated_at = now()`;
 
 /**
- * The payment insert of both creation statements, selected from their `customer` CTE, with
- * its parameters as creationValues() orders them.
+ * The payment insert, selected from the `customer` CTE, with its parameters as
+ * creationValues() orders them (paymentCreation.ts writes the same for a batch).
  */
 export const PAYMENT_INSERT_FROM_CUSTOMER = `INSERT INTO payments (id, app_id, mode, amount_minor, currency, method, provider,
            external_user_id, email, return_url, metadata, provider_deadline, invoice_number)
@@ -92,7 +92,7 @@ export const PAYMENT_INSERT_FROM_CUSTOMER = `INSERT INTO payments (id, app_id, m
                       FROM nextval('invoice_number_seq') AS n) END
          FROM customer`;
 
-/** $1..$16 of both creation statements: the payment, its invoice prefix, the key, the deadline. */
+/** $1..$16 of the creation statement: the payment, its invoice prefix, the key, the deadline. */
 export function creationValues(
   p: NewPayment,
   ctx: Pick<CreationContext, 'invoicePrefix' | 'claim' | 'registrationDeadline'>,

@@ -140,7 +140,11 @@ export const v1Routes = defineRoutes(
   ],
   ({ gw }) => {
     const { authenticate, authenticateNow } = appAuthenticator(gw);
-    const paymentDeps = { ...serviceDeps(gw), idrPspDirectQr: gw.config.idrPspDirectQr };
+    const paymentDeps = {
+      ...serviceDeps(gw),
+      idrPspDirectQr: gw.config.idrPspDirectQr,
+      creations: gw.creations,
+    };
     // Both signed POSTs: authenticate, run the idempotent use case, reply with its answer.
     const idempotent =
       (service: typeof createPayment | typeof createRefund): RouteHandler =>

@@ -4,11 +4,7 @@
  */
 import type { AppRow } from '../../db/apps.js';
 import * as idem from '../../db/idempotency.js';
-import {
-  createPaymentWithFreshClaim,
-  storeInitiatedRegistration,
-  type CreatedPayment,
-} from '../../db/paymentCreation.js';
+import type { CreatedPayment, CreationBatchers, FreshClaim } from '../../db/paymentCreation.js';
 import * as paymentsDb from '../../db/payments.js';
 import type { PaymentRow } from '../../db/payments.js';
 import type { Pool } from '../../db/pool.js';
@@ -39,6 +35,8 @@ import {
 export interface PaymentServiceDeps {
   pool: Pool;
   durablePool: Pool;
+  /** The fresh path's two statements, shared by the requests that reach them together. */
+  creations: CreationBatchers;
   providers: ProviderRegistry;
   idrPspDirectQr: boolean;
   providerTimeoutMs: number;
@@ -166,7 +164,7 @@ async function insertNew(
   req: CreatePaymentRequest,
   provider: ProviderSlug,
   claim: Claim,
-  fresh: Parameters<typeof createPaymentWithFreshClaim>[3] | null,
+  fresh: FreshClaim | null,
 ): Promise<CreatedPayment | null>;
 /** The new payment; with `fresh`, the key is claimed in the same statement (null: taken). */
 async function insertNew(
@@ -175,7 +173,7 @@ async function insertNew(
   req: CreatePaymentRequest,
   provider: ProviderSlug,
   claim: Claim,
-  fresh: Parameters<typeof createPaymentWithFreshClaim>[3] | null = null,
+  fresh: FreshClaim | null = null,
 ): Promise<CreatedPayment | null> {
   const payment = {
     id: newId(),
@@ -197,7 +195,7 @@ async function insertNew(
   };
   try {
     return fresh
-      ? await createPaymentWithFreshClaim(deps.pool, payment, ctx, fresh)
+      ? await deps.creations.creates.submit({ payment, ctx, claim: fresh })
       : await paymentsDb.createPaymentRecord(deps.pool, payment, ctx);
   } catch (err) {
     // No writable primary (a failover, a read-only server): the request may be retried as
@@ -288,7 +286,7 @@ async function register(
         qr_image_url: answer.qrImageUrl,
       });
       const completion = completing && { scope: completing, ...response };
-      if (await storeInitiatedRegistration(deps.durablePool, payment.id, answer, completion)) {
+      if (await deps.creations.registrations.submit({ id: payment.id, reg: answer, completion })) {
         return { ...response, durable: true };
       }
     }

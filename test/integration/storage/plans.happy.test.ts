@@ -7,6 +7,10 @@ import * as idem from '../../../src/db/idempotency.js';
 import * as payments from '../../../src/db/payments.js';
 import { packEventBody } from '../../../src/db/eventBody.js';
 import { finalizeInitiated } from '../../../src/db/paymentFinalize.js';
+import {
+  createPaymentWithFreshClaim,
+  storeInitiatedRegistration,
+} from '../../../src/db/paymentCreation.js';
 import { analyzeGrownTables, grownTables } from '../../../src/db/planGuard.js';
 import { createPool, type Pool } from '../../../src/db/pool.js';
 import { createTestDatabase } from '../../helpers/db.js';
@@ -101,6 +105,28 @@ test('no hot statement keeps a whole-table plan made while its tables were small
     providerDeadline: null,
   };
   await payments.storeRegistration(session, created.id, reg);
+  // The fresh path's two statements (written for batches: joins of unnest with the tables).
+  const freshScope = { ...scope, key: 'k-small-fresh' };
+  const fresh = await createPaymentWithFreshClaim(
+    session,
+    { ...created, id: 'e'.repeat(32), external_user_id: 'buyer-fresh' },
+    { invoicePrefix: 'INV', registrationDeadline: new Date(Date.now() + 60_000) },
+    { scope: freshScope, requestHash: 'h', leaseMs: 60_000 },
+  );
+  assert.ok(fresh);
+  assert.equal(
+    await storeInitiatedRegistration(
+      session,
+      fresh.id,
+      { ...reg, providerRef: 'ref-fresh' },
+      {
+        scope: freshScope,
+        status: 201,
+        body: '{}',
+      },
+    ),
+    true,
+  );
   await idem.readClaim(session, scope);
   await idem.complete(session, scope, 201, '{}');
   await idem.release(session, scope);
@@ -135,8 +161,10 @@ test('no hot statement keeps a whole-table plan made while its tables were small
     'payments_by_ids',
     'payments_by_provider_ref',
     'payments_create',
+    'payments_create_claimed_batch',
     'payments_finalize',
     'payments_store_registration',
+    'payments_store_registration_complete_batch',
   ];
   assert.deepEqual([...(await badPlans()).keys()], hot);
 

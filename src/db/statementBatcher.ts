@@ -1,0 +1,137 @@
+/**
+ * Runs concurrent single-row writes of one kind as one multi-row statement (issue 28).
+ *
+ * Under load most of what a short write costs PostgreSQL and the gateway is fixed per
+ * statement and per commit (the round trip, parse/bind/execute, the commit record, the WAL
+ * flush of a synchronous commit), not per row: eight payments inserted by one statement cost
+ * PostgreSQL about a third of what eight statements do (docs/performance.md "Creates in
+ * batches"). The items queued in one event-loop turn go together; while `maxInFlight`
+ * statements are on their way, the next items wait for one to return and go together then,
+ * or go anyway after `maxWaitMs`. Alone, an item goes at once, so a quiet gateway waits for
+ * nothing.
+ *
+ * Every item is answered only after its statement returned: a batch commits as one
+ * transaction, so nothing of it is acknowledged before all of it is written. When the
+ * statement fails with an error of PostgreSQL's (an SQLSTATE: nothing of it was written),
+ * each item is run again alone, so one bad item fails only its own request; a connection
+ * that failed or a server that went away fails every item of the batch with that error, as
+ * their own statements would have (the batch may or may not have committed, as a lone
+ * statement's outcome is unknown then: each caller handles that as before).
+ */
+import pg from 'pg';
+import { isDatabaseUnavailable } from './connection.js';
+
+export interface BatchStatement<In, Out> {
+  /** Runs the items as one statement: one answer per item, in the items' order. */
+  run(items: In[]): Promise<Out[]>;
+  /**
+   * Items with the same key never share a statement (a later one waits for the next): what
+   * one of them writes decides what the other's does, as when they ran one after the other.
+   */
+  key(item: In): string;
+}
+
+interface Waiting<In, Out> {
+  item: In;
+  resolve(out: Out): void;
+  reject(err: unknown): void;
+}
+
+export class StatementBatcher<In, Out> {
+  private queue: Waiting<In, Out>[] = [];
+  private scheduled = false;
+  private inFlight = 0;
+  private overdue: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly statement: BatchStatement<In, Out>,
+    private readonly maxBatch = 64,
+    private readonly maxInFlight = 2,
+    private readonly maxWaitMs = 20,
+  ) {}
+
+  submit(item: In): Promise<Out> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    if (this.inFlight < this.maxInFlight) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    } else {
+      this.overdue ??= setTimeout(() => {
+        this.overdue = undefined;
+        if (this.scheduled || this.queue.length === 0) return;
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }, this.maxWaitMs).unref();
+    }
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    if (this.queue.length === 0) return;
+    const batch: Waiting<In, Out>[] = [];
+    const later: Waiting<In, Out>[] = [];
+    const keys = new Set<string>();
+    for (const w of this.queue) {
+      const key = this.statement.key(w.item);
+      if (batch.length >= this.maxBatch || keys.has(key)) later.push(w);
+      else {
+        keys.add(key);
+        batch.push(w);
+      }
+    }
+    this.queue = later;
+    this.inFlight++;
+    void this.runBatch(batch).finally(() => this.returned());
+    // Items left for a full batch go in the next statement at once if one more may be sent.
+    if (later.length > 0) this.schedule();
+  }
+
+  private async runBatch(batch: Waiting<In, Out>[]): Promise<void> {
+    let outs: Out[];
+    try {
+      outs = await this.statement.run(batch.map((w) => w.item));
+    } catch (err) {
+      if (batch.length === 1 || !isStatementError(err)) {
+        for (const w of batch) w.reject(err);
+        return;
+      }
+      await Promise.all(batch.map((w) => this.runAlone(w)));
+      return;
+    }
+    batch.forEach((w, i) => w.resolve(outs[i] as Out));
+  }
+
+  private async runAlone(w: Waiting<In, Out>): Promise<void> {
+    try {
+      const [out] = await this.statement.run([w.item]);
+      w.resolve(out as Out);
+    } catch (err) {
+      w.reject(err);
+    }
+  }
+
+  /** A statement came back: the items queued meanwhile go next. */
+  private returned(): void {
+    this.inFlight--;
+    if (this.overdue !== undefined) {
+      clearTimeout(this.overdue);
+      this.overdue = undefined;
+    }
+    if (this.queue.length > 0) this.schedule();
+  }
+}
+
+/**
+ * PostgreSQL refused the statement (it carries an SQLSTATE) and its transaction rolled back:
+ * nothing of the batch was written, so its items can be run again alone.
+ */
+function isStatementError(err: unknown): boolean {
+  return err instanceof pg.DatabaseError && !isDatabaseUnavailable(err);
+}
