@@ -66,7 +66,9 @@ export async function createPaymentsWithFreshClaims(
            resource_id)
          SELECT key_app_id, key_endpoint, key, request_hash, 'processing',
            now() + lease_ms * interval '1 millisecond', id
-         FROM input ORDER BY ord
+         -- In key order, as the customers below: two batches lock what they share in the
+         -- same order, so they can wait for one another but never deadlock.
+         FROM input ORDER BY key_app_id, key_endpoint, key
          ON CONFLICT DO NOTHING
          RETURNING resource_id),
        claimed AS (
@@ -75,7 +77,7 @@ export async function createPaymentsWithFreshClaims(
          INSERT INTO customers (app_id, external_user_id, email, payments_count)
          SELECT app_id, external_user_id,
            (array_agg(email ORDER BY ord DESC) FILTER (WHERE email IS NOT NULL))[1], count(*)
-         FROM claimed GROUP BY app_id, external_user_id
+         FROM claimed GROUP BY app_id, external_user_id ORDER BY app_id, external_user_id
          ON CONFLICT (app_id, external_user_id) DO UPDATE SET
            email = COALESCE(EXCLUDED.email, customers.email),
            payments_count = customers.payments_count + EXCLUDED.payments_count,
