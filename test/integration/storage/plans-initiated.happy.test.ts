@@ -124,8 +124,7 @@ function finalization(paymentId: string, n: number): Finalization {
 }
 
 const HOT = [
-  'payments_finalize',
-  'payments_finalize_archived',
+  'payments_finalize_batch',
   'payments_store_registration_complete_batch',
 ];
 

@@ -162,7 +162,7 @@ test('no hot statement keeps a whole-table plan made while its tables were small
     'payments_by_provider_ref',
     'payments_create',
     'payments_create_claimed_batch',
-    'payments_finalize',
+    'payments_finalize_batch',
     'payments_store_registration',
     'payments_store_registration_complete_batch',
   ];
