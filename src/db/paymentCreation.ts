@@ -30,11 +30,11 @@ export interface FreshClaim {
  */
 export type CreatedPayment = NewPayment & Pick<PaymentRow, 'invoice_number'>;
 
-/** One fresh create: the payment, its context and the key claimed for it. */
+/** One fresh create: the payment, its context and the key claimed for it (null: no key). */
 export interface FreshCreate {
   payment: NewPayment;
   ctx: Pick<CreationContext, 'invoicePrefix' | 'registrationDeadline'>;
-  claim: FreshClaim;
+  claim: FreshClaim | null;
 }
 
 /**
@@ -43,8 +43,8 @@ export interface FreshCreate {
  * them, with their resource already set), the customer upserts and the payments (as
  * payments.createPaymentRecord writes them). Per request, in order: its payment, or null
  * when its key already exists (nothing is written for it, and the caller takes the general
- * path: replay, wait, conflict or take-over). Two requests of one batch must not share a
- * key (StatementBatcher keeps them apart); two payments of one customer in one batch count
+ * path: replay, wait, conflict or take-over). A request without a key is always created.
+ * Two requests of one batch must not share a key (StatementBatcher keeps them apart); two payments of one customer in one batch count
  * twice and leave the last non-null email, as one statement each would.
  */
 export async function createPaymentsWithFreshClaims(
@@ -68,11 +68,12 @@ export async function createPaymentsWithFreshClaims(
            now() + lease_ms * interval '1 millisecond', id
          -- In key order, as the customers below: two batches lock what they share in the
          -- same order, so they can wait for one another but never deadlock.
-         FROM input ORDER BY key_app_id, key_endpoint, key
+         FROM input WHERE key IS NOT NULL ORDER BY key_app_id, key_endpoint, key
          ON CONFLICT DO NOTHING
          RETURNING resource_id),
        claimed AS (
-         SELECT input.* FROM input JOIN claim ON claim.resource_id = input.id),
+         SELECT input.* FROM input
+         WHERE key IS NULL OR id IN (SELECT resource_id FROM claim)),
        customer AS (
          INSERT INTO customers (app_id, external_user_id, email, payments_count)
          SELECT app_id, external_user_id,
@@ -109,12 +110,12 @@ export async function createPaymentsWithFreshClaims(
       col((c) => c.payment.return_url),
       col((c) => JSON.stringify(c.payment.metadata)),
       col((c) => c.ctx.invoicePrefix),
-      col((c) => c.claim.scope.appId),
-      col((c) => c.claim.scope.endpoint),
-      col((c) => c.claim.scope.key),
+      col((c) => c.claim?.scope.appId ?? null),
+      col((c) => c.claim?.scope.endpoint ?? null),
+      col((c) => c.claim?.scope.key ?? null),
       col((c) => c.ctx.registrationDeadline),
-      col((c) => c.claim.requestHash),
-      col((c) => c.claim.leaseMs),
+      col((c) => c.claim?.requestHash ?? null),
+      col((c) => c.claim?.leaseMs ?? null),
     ],
   });
   const invoices = new Map(res.rows.map((r) => [r.id, r.invoice_number]));
@@ -130,7 +131,7 @@ export async function createPaymentWithFreshClaim(
   db: Queryable,
   p: NewPayment,
   ctx: Pick<CreationContext, 'invoicePrefix' | 'registrationDeadline'>,
-  claim: FreshClaim,
+  claim: FreshClaim | null,
 ): Promise<CreatedPayment | null> {
   const [created] = await createPaymentsWithFreshClaims(db, [{ payment: p, ctx, claim }]);
   return created ?? null;
@@ -224,7 +225,9 @@ export function creationBatchers(pool: Queryable, durablePool: Queryable) {
   return {
     creates: new StatementBatcher<FreshCreate, CreatedPayment | null>({
       run: (items) => createPaymentsWithFreshClaims(pool, items),
-      key: ({ claim: { scope } }) => `${scope.appId}\n${scope.endpoint}\n${scope.key}`,
+      // Without a key, a request conflicts with no other.
+      key: ({ claim, payment }) =>
+        claim ? `${claim.scope.appId}\n${claim.scope.endpoint}\n${claim.scope.key}` : payment.id,
     }),
     registrations: new StatementBatcher<RegistrationStore, boolean>({
       run: (items) => storeInitiatedRegistrations(durablePool, items),

@@ -166,14 +166,18 @@ async function insertNew(
   claim: Claim,
   fresh: FreshClaim | null,
 ): Promise<CreatedPayment | null>;
-/** The new payment; with `fresh`, the key is claimed in the same statement (null: taken). */
+/**
+ * The new payment. On the fresh path (`fresh` given: the key to claim, or null without a
+ * key) the statement is shared with concurrent creates and the key is claimed in it (the
+ * answer is null when the key is taken); otherwise the general path's own statement.
+ */
 async function insertNew(
   deps: PaymentServiceDeps,
   app: AppRow,
   req: CreatePaymentRequest,
   provider: ProviderSlug,
   claim: Claim,
-  fresh: FreshClaim | null = null,
+  fresh?: FreshClaim | null,
 ): Promise<CreatedPayment | null> {
   const payment = {
     id: newId(),
@@ -194,7 +198,7 @@ async function insertNew(
     registrationDeadline: new Date(deps.now() + registrationGraceMs(deps.providerTimeoutMs)),
   };
   try {
-    return fresh
+    return fresh !== undefined
       ? await deps.creations.creates.submit({ payment, ctx, claim: fresh })
       : await paymentsDb.createPaymentRecord(deps.pool, payment, ctx);
   } catch (err) {

@@ -67,6 +67,8 @@ test('one statement creates each payment whose key is free, counts a customer on
     fresh(3, 'buyer-x', 'c@example.com', null),
     fresh(4, 'buyer-y', null, 'INV'),
     fresh(5, 'buyer-z', null, 'INV'),
+    // A request without an Idempotency-Key: created, no key row.
+    { ...fresh(6, 'buyer-z', null, null), claim: null },
   ];
   const created = await createPaymentsWithFreshClaims(pool, items);
 
@@ -76,7 +78,8 @@ test('one statement creates each payment whose key is free, counts a customer on
   const numbered = [invoices[0], invoices[1], invoices[4]];
   for (const inv of numbered) assert.match(inv ?? '', /^INV-\d{6,}$/);
   assert.equal(new Set(numbered).size, 3, `one number per payment: ${numbered.join(', ')}`);
-  for (const i of [0, 1, 2, 4])
+  assert.equal(invoices[5], null);
+  for (const i of [0, 1, 2, 4, 5])
     assert.deepEqual(created[i], { ...items[i]!.payment, invoice_number: invoices[i] });
 
   const rows = await pool.query<{ id: string; amount_minor: string; metadata: object }>(
@@ -84,7 +87,7 @@ test('one statement creates each payment whose key is free, counts a customer on
   );
   assert.deepEqual(
     rows.rows.map((r) => [r.id, Number(r.amount_minor), r.metadata]),
-    [1, 2, 3, 5].map((n) => [`${n}`.padStart(32, 'b'), 1000 + n, { n }]),
+    [1, 2, 3, 5, 6].map((n) => [`${n}`.padStart(32, 'b'), 1000 + n, { n }]),
   );
   const customers = await pool.query<{ external_user_id: string; email: string | null; n: number }>(
     `SELECT external_user_id, email, payments_count AS n FROM customers ORDER BY 1`,
@@ -92,7 +95,7 @@ test('one statement creates each payment whose key is free, counts a customer on
   assert.deepEqual(customers.rows, [
     // 5 + 3, and the last email given, as three statements in the batch's order would leave.
     { external_user_id: 'buyer-x', email: 'c@example.com', n: 8 },
-    { external_user_id: 'buyer-z', email: null, n: 1 },
+    { external_user_id: 'buyer-z', email: null, n: 2 },
   ]);
   const keys = await pool.query<{ key: string; request_hash: string; resource_id: string }>(
     `SELECT key, request_hash, resource_id FROM idempotency_keys WHERE state = 'processing' ORDER BY key`,
@@ -122,7 +125,7 @@ test('one statement creates each payment whose key is free, counts a customer on
         qrImageUrl: null,
         providerDeadline: new Date('2030-01-01T00:00:00Z'),
       },
-      completion: { scope: items[i]!.claim.scope, status: 201, body: `{"n":${i}}` },
+      completion: { scope: items[i]!.claim!.scope, status: 201, body: `{"n":${i}}` },
     })),
   );
   assert.deepEqual(stored, [true, false, true]);

@@ -138,7 +138,10 @@ test('finalizations on a pool that arrive together share a statement; each is an
   // Each payment twice: exactly one of its two finalizations moves it.
   const answers = await Promise.all(
     [...ids, ...ids].map((n, k) =>
-      finalizeInitiated(pool, finalization(n, { eventId: `evt-${k}`, deliveryId: `dlv-${k}` })),
+      finalizeInitiated(
+        pool,
+        finalization(n, { eventId: `evt-many-${k}`, deliveryId: `dlv-many-${k}` }),
+      ),
     ),
   );
   assert.deepEqual(
