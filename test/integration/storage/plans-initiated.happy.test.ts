@@ -123,10 +123,7 @@ function finalization(paymentId: string, n: number): Finalization {
   };
 }
 
-const HOT = [
-  'payments_finalize_batch',
-  'payments_store_registration_complete_batch',
-];
+const HOT = ['payments_finalize_batch', 'payments_store_registration_complete_batch'];
 
 test('a payment leaves initiated through its primary key, however many are initiated', async (t) => {
   const sessions = await Promise.all(
