@@ -8,13 +8,14 @@
  */
 import type { IdempotencyScope } from './idempotency.js';
 import {
+  CUSTOMER_UPSERT_ON_CONFLICT,
   type CreationContext,
   type NewPayment,
   type PaymentRow,
   STILL_INITIATED,
 } from './payments.js';
 import type { Queryable } from './pool.js';
-import { StatementBatcher } from './statementBatcher.js';
+import { assertDistinct, StatementBatcher } from './statementBatcher.js';
 
 export interface FreshClaim {
   scope: IdempotencyScope;
@@ -52,6 +53,7 @@ export async function createPaymentsWithFreshClaims(
   items: FreshCreate[],
 ): Promise<(CreatedPayment | null)[]> {
   const col = <T>(f: (c: FreshCreate) => T): T[] => items.map(f);
+  assertDistinct(col((c) => c.payment.id));
   const res = await db.query<Pick<PaymentRow, 'id' | 'invoice_number'>>({
     name: 'payments_create_claimed_batch',
     text: `WITH input AS (
@@ -79,10 +81,7 @@ export async function createPaymentsWithFreshClaims(
          SELECT app_id, external_user_id,
            (array_agg(email ORDER BY ord DESC) FILTER (WHERE email IS NOT NULL))[1], count(*)
          FROM claimed GROUP BY app_id, external_user_id ORDER BY app_id, external_user_id
-         ON CONFLICT (app_id, external_user_id) DO UPDATE SET
-           email = COALESCE(EXCLUDED.email, customers.email),
-           payments_count = customers.payments_count + EXCLUDED.payments_count,
-           updated_at = now()),
+         ${CUSTOMER_UPSERT_ON_CONFLICT}),
        numbered AS (
          -- nextval in the select list: once per row that has a prefix (a subquery over
          -- nextval would be evaluated once for the whole batch).
@@ -165,6 +164,7 @@ export async function storeInitiatedRegistrations(
   items: RegistrationStore[],
 ): Promise<boolean[]> {
   const col = <T>(f: (c: RegistrationStore) => T): T[] => items.map(f);
+  assertDistinct(col((c) => c.id));
   const res = await db.query<{ id: string }>({
     name: 'payments_store_registration_complete_batch',
     text: `WITH input AS (
@@ -172,11 +172,14 @@ export async function storeInitiatedRegistrations(
            $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[])
            AS i(id, provider_ref, checkout_url, qr_string, qr_image_url, provider_deadline,
              key_app_id, key_endpoint, key, response_status, response_body)),
+       locked AS MATERIALIZED (
+         -- In id order before any is updated, as the finalizations: no deadlock between them.
+         SELECT id FROM payments WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE),
        upd AS (
          UPDATE payments p SET provider_ref = i.provider_ref, checkout_url = i.checkout_url,
            qr_string = i.qr_string, qr_image_url = i.qr_image_url,
            provider_deadline = i.provider_deadline, updated_at = now()
-         FROM input i
+         FROM input i JOIN locked l ON l.id = i.id
          WHERE p.id = ANY($1::text[]) AND p.id = i.id AND p.${STILL_INITIATED}
            AND (p.provider_ref IS NULL OR p.provider_ref = i.provider_ref)
          RETURNING p.id),

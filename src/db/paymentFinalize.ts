@@ -9,7 +9,7 @@ import { outboxWrite } from './outbox.js';
 import type { Queryable } from './pool.js';
 import type { PackedEventBody } from './eventBody.js';
 import { STILL_INITIATED } from './payments.js';
-import { StatementBatcher } from './statementBatcher.js';
+import { assertDistinct, StatementBatcher } from './statementBatcher.js';
 
 export interface Finalization {
   paymentId: string;
@@ -60,13 +60,17 @@ WITH input AS (
       body_packed, delivery_id, only_if_unregistered_until, exception_id, mismatch_ref,
       mismatch_amount, mismatch_currency, charge_id, fee_minor, late_id, body_codec, body_size,
       archive_id, archive_event_type)),
+locked AS MATERIALIZED (
+  -- In id order before any is updated: two batches sharing payments wait for one another,
+  -- never deadlock (an UPDATE's own scan takes its rows in plan order).
+  SELECT id FROM payments WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE),
 upd AS (
   UPDATE payments p SET status = i.outcome,
     last_error = CASE WHEN i.outcome = 'failed' THEN i.error_text ELSE p.last_error END,
     metadata = i.metadata::jsonb,
     subscription_id = COALESCE(i.subscription_id, p.subscription_id),
     finalized_at = i.at, updated_at = i.at
-  FROM input i
+  FROM input i JOIN locked l ON l.id = i.payment_id
   WHERE p.id = ANY($1::text[]) AND p.id = i.payment_id AND p.${STILL_INITIATED}
     AND (i.only_if_unregistered_until IS NULL
          OR (p.provider_ref IS NULL AND p.provider_deadline = i.only_if_unregistered_until))
@@ -132,6 +136,7 @@ export async function finalizeInitiatedBatch(
   items: Finalization[],
 ): Promise<boolean[]> {
   const col = <T>(f: (x: Finalization) => T): T[] => items.map(f);
+  assertDistinct(col((f) => f.paymentId));
   const res = await db.query<{ id: string }>({
     name: 'payments_finalize_batch',
     text: FINALIZE_SQL,

@@ -73,10 +73,13 @@ export interface CreationContext {
   registrationDeadline: Date;
 }
 
-/** The customer upsert's conflict rule (paymentCreation.ts applies the same to a batch). */
+/**
+ * The customer upsert's conflict rule, here and in the batched create (paymentCreation.ts):
+ * the row to insert carries how many payments it adds.
+ */
 export const CUSTOMER_UPSERT_ON_CONFLICT = `ON CONFLICT (app_id, external_user_id) DO UPDATE SET
            email = COALESCE(EXCLUDED.email, customers.email),
-           payments_count = customers.payments_count + 1,
+           payments_count = customers.payments_count + EXCLUDED.payments_count,
            updated_at = now()`;
 
 /**

@@ -7,13 +7,15 @@
  * PostgreSQL about a third of what eight statements do (docs/performance.md "Creates in
  * batches"). The items queued in one event-loop turn go together; while `maxInFlight`
  * statements are on their way, the next items wait for one to return and go together then,
- * or go anyway after `maxWaitMs`. Alone, an item goes at once, so a quiet gateway waits for
- * nothing.
+ * or go anyway once they have waited `maxWaitMs` (a statement stuck on a dying connection
+ * holds nothing back longer than that). Alone, an item goes at once, so a quiet gateway
+ * waits for nothing.
  *
  * Every item is answered only after its statement returned: a batch commits as one
  * transaction, so nothing of it is acknowledged before all of it is written. When the
  * statement fails with an error of PostgreSQL's (an SQLSTATE: nothing of it was written),
- * each item is run again alone, so one bad item fails only its own request; a connection
+ * each item is run again alone, so one bad item fails only its own request (not for an
+ * error of resources, class 53: the same request alone would only add load); a connection
  * that failed or a server that went away fails every item of the batch with that error, as
  * their own statements would have (the batch may or may not have committed, as a lone
  * statement's outcome is unknown then: each caller handles that as before).
@@ -25,8 +27,10 @@ export interface BatchStatement<In, Out> {
   /** Runs the items as one statement: one answer per item, in the items' order. */
   run(items: In[]): Promise<Out[]>;
   /**
-   * Items with the same key never share a statement (a later one waits for the next): what
-   * one of them writes decides what the other's does, as when they ran one after the other.
+   * Items with the same key never share a statement: what one of them writes decides what
+   * the other's does. The later one goes in a later statement, which may run while the
+   * first is still on its way: PostgreSQL's row locks then order the two, as they ordered two
+   * requests' own statements.
    */
   key(item: In): string;
 }
@@ -120,6 +124,9 @@ export class StatementBatcher<In, Out> {
   /** A statement came back: the items queued meanwhile go next. */
   private returned(): void {
     this.inFlight--;
+    // Still as many on their way as allowed (items went after their wait): the waiting items
+    // keep the deadline they have.
+    if (this.inFlight >= this.maxInFlight) return;
     if (this.overdue !== undefined) {
       clearTimeout(this.overdue);
       this.overdue = undefined;
@@ -133,5 +140,17 @@ export class StatementBatcher<In, Out> {
  * nothing of the batch was written, so its items can be run again alone.
  */
 function isStatementError(err: unknown): boolean {
-  return err instanceof pg.DatabaseError && !isDatabaseUnavailable(err);
+  return (
+    err instanceof pg.DatabaseError &&
+    !isDatabaseUnavailable(err) &&
+    !(err.code ?? '').startsWith('53')
+  );
+}
+
+/**
+ * A batch statement answers per id: two items with one id would both be told what only one
+ * of them did. The batchers' keys keep them apart; a direct caller that breaks it is a defect.
+ */
+export function assertDistinct(ids: string[]): void {
+  if (new Set(ids).size !== ids.length) throw new Error('one id twice in a batch statement');
 }

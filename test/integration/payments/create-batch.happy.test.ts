@@ -69,6 +69,9 @@ test('one statement creates each payment whose key is free, counts a customer on
     fresh(5, 'buyer-z', null, 'INV'),
     // A request without an Idempotency-Key: created, no key row.
     { ...fresh(6, 'buyer-z', null, null), claim: null },
+    // The last payment of a customer without an email keeps the email given before it.
+    fresh(7, 'buyer-w', 'w@example.com', null),
+    fresh(8, 'buyer-w', null, null),
   ];
   const created = await createPaymentsWithFreshClaims(pool, items);
 
@@ -79,7 +82,7 @@ test('one statement creates each payment whose key is free, counts a customer on
   for (const inv of numbered) assert.match(inv ?? '', /^INV-\d{6,}$/);
   assert.equal(new Set(numbered).size, 3, `one number per payment: ${numbered.join(', ')}`);
   assert.equal(invoices[5], null);
-  for (const i of [0, 1, 2, 4, 5])
+  for (const i of [0, 1, 2, 4, 5, 6, 7])
     assert.deepEqual(created[i], { ...items[i]!.payment, invoice_number: invoices[i] });
 
   const rows = await pool.query<{ id: string; amount_minor: string; metadata: object }>(
@@ -87,12 +90,13 @@ test('one statement creates each payment whose key is free, counts a customer on
   );
   assert.deepEqual(
     rows.rows.map((r) => [r.id, Number(r.amount_minor), r.metadata]),
-    [1, 2, 3, 5, 6].map((n) => [`${n}`.padStart(32, 'b'), 1000 + n, { n }]),
+    [1, 2, 3, 5, 6, 7, 8].map((n) => [`${n}`.padStart(32, 'b'), 1000 + n, { n }]),
   );
   const customers = await pool.query<{ external_user_id: string; email: string | null; n: number }>(
     `SELECT external_user_id, email, payments_count AS n FROM customers ORDER BY 1`,
   );
   assert.deepEqual(customers.rows, [
+    { external_user_id: 'buyer-w', email: 'w@example.com', n: 2 },
     // 5 + 3, and the last email given, as three statements in the batch's order would leave.
     { external_user_id: 'buyer-x', email: 'c@example.com', n: 8 },
     { external_user_id: 'buyer-z', email: null, n: 2 },
@@ -102,7 +106,7 @@ test('one statement creates each payment whose key is free, counts a customer on
   );
   assert.deepEqual(
     keys.rows,
-    [1, 2, 3, 4, 5].map((n) => ({
+    [1, 2, 3, 4, 5, 7, 8].map((n) => ({
       key: `key-${n}`,
       request_hash: n === 4 ? 'other' : `hash-${n}`,
       resource_id: n === 4 ? null : `${n}`.padStart(32, 'b'),

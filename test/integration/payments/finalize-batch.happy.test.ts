@@ -56,17 +56,69 @@ function finalization(n: number, over: Partial<Finalization> = {}): Finalization
 }
 
 test('one statement finalizes each initiated payment with its own rows, and no other', async () => {
-  const done = await finalizeInitiatedBatch(pool, [
-    finalization(1, { feeMinor: 70 }),
-    finalization(2, { outcome: 'failed', errorText: 'declined by the issuer' }),
-    finalization(3, {
-      outcome: 'failed',
-      errorText: 'amount mismatch',
-      mismatch: { exceptionId: 'exc-3', providerRef: 'ref-3', amountMinor: 2500, currency: 'IDR' },
-    }),
-    finalization(4),
+  // Two provider events archived (their outcome is written by the finalization), and a
+  // listener for the delivery workers' wake-up.
+  const archived = await pool.query<{ id: string }>(
+    `INSERT INTO inbound_events (provider, headers, raw_body)
+     SELECT 'idr_psp', '{}', '\\x00' FROM generate_series(1, 2) RETURNING id`,
+  );
+  const [archive1, archive2] = archived.rows.map((r) => Number(r.id));
+  const listener = await pool.connect();
+  const notices: string[] = [];
+  listener.on('notification', (n) => notices.push(n.channel));
+  await listener.query('LISTEN paygate_delivery');
+  try {
+    const done = await finalizeInitiatedBatch(pool, [
+      finalization(1, { feeMinor: 70, archive: { id: archive1!, eventType: 'settlement' } }),
+      // Already canceled: nothing written for it, in the middle of the batch.
+      finalization(4, { archive: { id: archive2!, eventType: 'settlement' } }),
+      finalization(2, { outcome: 'failed', errorText: 'declined by the issuer' }),
+      // The reconciler's conditional failure: only while unregistered under its claim (this
+      // payment has a reference), so nothing is written for it either.
+      finalization(5, { outcome: 'failed', onlyIfUnregisteredUntil: new Date() }),
+      finalization(3, {
+        outcome: 'failed',
+        errorText: 'amount mismatch',
+        mismatch: {
+          exceptionId: 'exc-3',
+          providerRef: 'ref-3',
+          amountMinor: 2500,
+          currency: 'IDR',
+        },
+      }),
+    ]);
+    assert.deepEqual(done, [true, false, true, false, true]);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(notices, ['paygate_delivery'], 'one wake-up at commit');
+  } finally {
+    listener.release();
+  }
+  const archives = await pool.query(
+    `SELECT id::int, signature_valid, outcome, event_type, payment_id FROM inbound_events ORDER BY id`,
+  );
+  assert.deepEqual(archives.rows, [
+    {
+      id: archive1,
+      signature_valid: true,
+      outcome: 'finalized_succeeded',
+      event_type: 'settlement',
+      payment_id: 'pay-1',
+    },
+    {
+      id: archive2,
+      signature_valid: false,
+      outcome: 'received',
+      event_type: null,
+      payment_id: null,
+    },
   ]);
-  assert.deepEqual(done, [true, true, true, false]);
+  const untouched = await pool.query(
+    `SELECT id, status FROM payments WHERE id IN ('pay-4', 'pay-5') ORDER BY id`,
+  );
+  assert.deepEqual(untouched.rows, [
+    { id: 'pay-4', status: 'canceled' },
+    { id: 'pay-5', status: 'initiated' },
+  ]);
 
   const payments = await pool.query(
     `SELECT id, status, last_error, metadata, finalized_at FROM payments WHERE id = ANY($1) ORDER BY id`,

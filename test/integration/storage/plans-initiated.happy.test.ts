@@ -176,10 +176,10 @@ test('a payment leaves initiated through its primary key, however many are initi
       plans[s.mode] = {};
       for (const name of HOT) plans[s.mode]![name] = await s.scans(name);
     }
-    // By the primary key: an index scan of it, or (the batch's `id = ANY`) a bitmap of it alone.
+    // By the primary key: index scans of it, or (the batches' `id = ANY`) bitmaps of it alone.
     const byKey = (scans: string[]) =>
-      scans.join(' + ') === 'Index Scan using payments_pkey' ||
-      scans.join(' + ') === 'Bitmap Heap Scan + Bitmap Index Scan using payments_pkey';
+      scans.length > 0 &&
+      scans.every((x) => x === 'Bitmap Heap Scan' || x.endsWith(' using payments_pkey'));
     for (const mode of Object.keys(plans))
       for (const name of HOT)
         assert.ok(
