@@ -1,6 +1,7 @@
 import type { Mode, PaymentStatus } from '../domain/types.js';
 import type { Queryable } from './pool.js';
 import { storableText } from '../domain/storableText.js';
+import { FlushGate } from './flushGate.js';
 
 /**
  * "Still initiated", for the statements that change one payment named by id (finalization,
@@ -303,51 +304,39 @@ const PAYMENT_READ_COLUMNS = `id, app_id, status, amount_minor, currency, method
 export class PaymentReadBatcher {
   /** Per id, its readers' resolve and reject functions, in pairs. */
   private queue = new Map<string, ReadWaiters>();
-  private scheduled = false;
-  private inFlight = 0;
-  /** Set while reads wait for a query to return: sends them anyway when it fires. */
-  private overdue: NodeJS.Timeout | undefined;
+  private readonly gate: FlushGate;
 
   constructor(
     private readonly db: Queryable,
     private readonly maxBatch = 200,
-    private readonly maxInFlight = 2,
-    private readonly maxWaitMs = MAX_WAIT_MS,
-  ) {}
+    maxInFlight = 2,
+    maxWaitMs = MAX_WAIT_MS,
+  ) {
+    this.gate = new FlushGate(
+      () => this.flush(),
+      () => this.queue.size > 0,
+      maxInFlight,
+      maxWaitMs,
+    );
+  }
 
   get(id: string): Promise<PaymentReadRow | null> {
     return new Promise((resolve, reject) => {
       const waiting = this.queue.get(id);
       if (waiting) waiting.push(resolve, reject);
       else this.queue.set(id, [resolve, reject]);
-      this.schedule();
+      this.gate.schedule();
     });
   }
 
-  private schedule(): void {
-    if (this.scheduled) return;
-    if (this.inFlight < this.maxInFlight) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    } else {
-      this.overdue ??= setTimeout(() => {
-        this.overdue = undefined;
-        if (this.scheduled || this.queue.size === 0) return;
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }, this.maxWaitMs).unref();
-    }
-  }
-
   private flush(): void {
-    this.scheduled = false;
     const batch = this.queue;
     if (batch.size === 0) return;
     this.queue = new Map();
     const ids = [...batch.keys()];
     for (let i = 0; i < ids.length; i += this.maxBatch) {
       const chunk = ids.length <= this.maxBatch ? ids : ids.slice(i, i + this.maxBatch);
-      this.inFlight++;
+      this.gate.sent();
       this.db
         .query<PaymentReadRow>({
           name: 'payments_by_ids',
@@ -356,7 +345,7 @@ export class PaymentReadBatcher {
         })
         .then(
           (res) => {
-            this.returned();
+            this.gate.returned();
             for (const row of res.rows) {
               const waiters = batch.get(row.id);
               if (!waiters) continue;
@@ -371,7 +360,7 @@ export class PaymentReadBatcher {
             }
           },
           (err: unknown) => {
-            this.returned();
+            this.gate.returned();
             for (const id of chunk) {
               const waiters = batch.get(id) ?? [];
               for (let w = 1; w < waiters.length; w += 2) (waiters[w] as Reject)(err);
@@ -379,16 +368,6 @@ export class PaymentReadBatcher {
           },
         );
     }
-  }
-
-  /** A query came back: the reads queued meanwhile go next. */
-  private returned(): void {
-    this.inFlight--;
-    if (this.overdue !== undefined) {
-      clearTimeout(this.overdue);
-      this.overdue = undefined;
-    }
-    if (this.queue.size > 0) this.schedule();
   }
 }
 

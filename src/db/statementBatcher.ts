@@ -22,6 +22,7 @@
  */
 import pg from 'pg';
 import { isDatabaseUnavailable } from './connection.js';
+import { FlushGate } from './flushGate.js';
 
 export interface BatchStatement<In, Out> {
   /** Runs the items as one statement: one answer per item, in the items' order. */
@@ -43,41 +44,30 @@ interface Waiting<In, Out> {
 
 export class StatementBatcher<In, Out> {
   private queue: Waiting<In, Out>[] = [];
-  private scheduled = false;
-  private inFlight = 0;
-  private overdue: NodeJS.Timeout | undefined;
+  private readonly gate: FlushGate;
 
   constructor(
     private readonly statement: BatchStatement<In, Out>,
     private readonly maxBatch = 64,
-    private readonly maxInFlight = 2,
-    private readonly maxWaitMs = 20,
-  ) {}
+    maxInFlight = 2,
+    maxWaitMs = 20,
+  ) {
+    this.gate = new FlushGate(
+      () => this.flush(),
+      () => this.queue.length > 0,
+      maxInFlight,
+      maxWaitMs,
+    );
+  }
 
   submit(item: In): Promise<Out> {
     return new Promise((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      this.schedule();
+      this.gate.schedule();
     });
   }
 
-  private schedule(): void {
-    if (this.scheduled) return;
-    if (this.inFlight < this.maxInFlight) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    } else {
-      this.overdue ??= setTimeout(() => {
-        this.overdue = undefined;
-        if (this.scheduled || this.queue.length === 0) return;
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }, this.maxWaitMs).unref();
-    }
-  }
-
   private flush(): void {
-    this.scheduled = false;
     if (this.queue.length === 0) return;
     const batch: Waiting<In, Out>[] = [];
     const later: Waiting<In, Out>[] = [];
@@ -91,10 +81,10 @@ export class StatementBatcher<In, Out> {
       }
     }
     this.queue = later;
-    this.inFlight++;
-    void this.runBatch(batch).finally(() => this.returned());
+    this.gate.sent();
+    void this.runBatch(batch).finally(() => this.gate.returned());
     // Items left for a full batch go in the next statement at once if one more may be sent.
-    if (later.length > 0) this.schedule();
+    if (later.length > 0) this.gate.schedule();
   }
 
   private async runBatch(batch: Waiting<In, Out>[]): Promise<void> {
@@ -119,19 +109,6 @@ export class StatementBatcher<In, Out> {
     } catch (err) {
       w.reject(err);
     }
-  }
-
-  /** A statement came back: the items queued meanwhile go next. */
-  private returned(): void {
-    this.inFlight--;
-    // Still as many on their way as allowed (items went after their wait): the waiting items
-    // keep the deadline they have.
-    if (this.inFlight >= this.maxInFlight) return;
-    if (this.overdue !== undefined) {
-      clearTimeout(this.overdue);
-      this.overdue = undefined;
-    }
-    if (this.queue.length > 0) this.schedule();
   }
 }
 
