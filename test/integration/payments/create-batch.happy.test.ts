@@ -1,66 +1,34 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import {
   createPaymentsWithFreshClaims,
   storeInitiatedRegistrations,
-  type FreshCreate,
 } from '../../../src/db/paymentCreation.js';
 import * as idem from '../../../src/db/idempotency.js';
-import { createPool, type Pool } from '../../../src/db/pool.js';
-import { createTestDatabase } from '../../helpers/db.js';
-import { insertPlansApp } from '../../helpers/plans.js';
+import { appPlansDatabase, freshCreate } from '../../helpers/plans.js';
 
 // The fresh create path's two statements written for many requests (issue 28): what one
 // statement does for a batch is what one statement per request did, one after the other.
 
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
-let pool: Pool;
+const db = appPlansDatabase(2);
 
-before(async () => {
-  db = await createTestDatabase();
-  pool = createPool(db.url, 2);
-  await insertPlansApp(pool);
-});
-
-after(async () => {
-  await pool?.end();
-  await db?.drop();
-});
-
-const ENDPOINT = 'POST /v1/payments';
-
-function fresh(n: number, user: string, email: string | null, invoicePrefix: string | null) {
-  const id = `${n}`.padStart(32, 'b');
-  return {
-    payment: {
-      id,
-      app_id: 'app_plans',
-      mode: 'test',
-      amount_minor: 1000 + n,
-      currency: 'IDR',
-      method: 'qris',
-      provider: 'idr_psp',
-      external_user_id: user,
-      email,
-      return_url: 'https://shop.example/return',
-      metadata: { n },
-    },
-    ctx: { invoicePrefix, registrationDeadline: new Date(Date.now() + 60_000) },
-    claim: {
-      scope: { appId: 'app_plans', endpoint: ENDPOINT, key: `key-${n}` },
-      requestHash: `hash-${n}`,
-      leaseMs: 60_000,
-    },
-  } satisfies FreshCreate;
-}
+/** Request n: its own amount, metadata, key and body hash, so that answers can be told apart. */
+const fresh = (n: number, user: string, email: string | null, invoicePrefix: string | null) =>
+  freshCreate(`${n}`.padStart(32, 'b'), user, `key-${n}`, {
+    email,
+    invoicePrefix,
+    amountMinor: 1000 + n,
+    metadata: { n },
+    requestHash: `hash-${n}`,
+  });
 
 test('one statement creates each payment whose key is free, counts a customer once per payment', async () => {
   // A customer with five payments before, and a key another request already holds.
-  await pool.query(
+  await db.pool.query(
     `INSERT INTO customers (app_id, external_user_id, email, payments_count)
      VALUES ('app_plans', 'buyer-x', 'old@example.com', 5)`,
   );
-  await idem.tryInsertClaim(pool, fresh(4, 'buyer-y', null, null).claim.scope, 'other', 60_000);
+  await idem.tryInsertClaim(db.pool, fresh(4, 'buyer-y', null, null).claim!.scope, 'other', 60_000);
   const items = [
     fresh(1, 'buyer-x', 'a@example.com', 'INV'),
     fresh(2, 'buyer-x', null, 'INV'),
@@ -73,7 +41,7 @@ test('one statement creates each payment whose key is free, counts a customer on
     fresh(7, 'buyer-w', 'w@example.com', null),
     fresh(8, 'buyer-w', null, null),
   ];
-  const created = await createPaymentsWithFreshClaims(pool, items);
+  const created = await createPaymentsWithFreshClaims(db.pool, items);
 
   assert.equal(created[3], null, 'the taken key: nothing written for it');
   const invoices = created.map((c) => c?.invoice_number);
@@ -85,23 +53,25 @@ test('one statement creates each payment whose key is free, counts a customer on
   for (const i of [0, 1, 2, 4, 5, 6, 7])
     assert.deepEqual(created[i], { ...items[i]!.payment, invoice_number: invoices[i] });
 
-  const rows = await pool.query<{ id: string; amount_minor: string; metadata: object }>(
+  const rows = await db.pool.query<{ id: string; amount_minor: string; metadata: object }>(
     `SELECT id, amount_minor, metadata FROM payments WHERE status = 'initiated' ORDER BY id`,
   );
   assert.deepEqual(
     rows.rows.map((r) => [r.id, Number(r.amount_minor), r.metadata]),
     [1, 2, 3, 5, 6, 7, 8].map((n) => [`${n}`.padStart(32, 'b'), 1000 + n, { n }]),
   );
-  const customers = await pool.query<{ external_user_id: string; email: string | null; n: number }>(
-    `SELECT external_user_id, email, payments_count AS n FROM customers ORDER BY 1`,
-  );
+  const customers = await db.pool.query<{
+    external_user_id: string;
+    email: string | null;
+    n: number;
+  }>(`SELECT external_user_id, email, payments_count AS n FROM customers ORDER BY 1`);
   assert.deepEqual(customers.rows, [
     { external_user_id: 'buyer-w', email: 'w@example.com', n: 2 },
     // 5 + 3, and the last email given, as three statements in the batch's order would leave.
     { external_user_id: 'buyer-x', email: 'c@example.com', n: 8 },
     { external_user_id: 'buyer-z', email: null, n: 2 },
   ]);
-  const keys = await pool.query<{ key: string; request_hash: string; resource_id: string }>(
+  const keys = await db.pool.query<{ key: string; request_hash: string; resource_id: string }>(
     `SELECT key, request_hash, resource_id FROM idempotency_keys WHERE state = 'processing' ORDER BY key`,
   );
   assert.deepEqual(
@@ -115,11 +85,11 @@ test('one statement creates each payment whose key is free, counts a customer on
 
   // The registrations: one payment was finalized meanwhile, so its answer is not stored and
   // its key not completed; the others are, each with its own answer.
-  await pool.query(`UPDATE payments SET status = 'failed', finalized_at = now() WHERE id = $1`, [
+  await db.pool.query(`UPDATE payments SET status = 'failed', finalized_at = now() WHERE id = $1`, [
     items[1]!.payment.id,
   ]);
   const stored = await storeInitiatedRegistrations(
-    pool,
+    db.pool,
     [0, 1, 2].map((i) => ({
       id: items[i]!.payment.id,
       reg: {
@@ -133,7 +103,7 @@ test('one statement creates each payment whose key is free, counts a customer on
     })),
   );
   assert.deepEqual(stored, [true, false, true]);
-  const registered = await pool.query(
+  const registered = await db.pool.query(
     `SELECT p.id, p.provider_ref, p.checkout_url, p.qr_string, p.provider_deadline,
        k.state, k.response_status, k.response_body
      FROM payments p JOIN idempotency_keys k ON k.resource_id = p.id

@@ -1,52 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { packEventBody } from '../../../src/db/eventBody.js';
-import { finalizeInitiatedBatch, type Finalization } from '../../../src/db/paymentFinalize.js';
-import { createPool, type Pool } from '../../../src/db/pool.js';
-import { createTestDatabase } from '../../helpers/db.js';
-import { insertPlansApp } from '../../helpers/plans.js';
+import { test } from 'node:test';
+import { finalizeInitiatedBatch } from '../../../src/db/paymentFinalize.js';
+import { appPlansDatabase, finalization as successOf } from '../../helpers/plans.js';
 
 // Two finalization batches that share payments (a provider's duplicate webhooks, the
 // reconciler beside a webhook, two instances) lock them in id order before updating any, so
 // one waits for the other and never deadlocks: a deadlock would be PostgreSQL's 40P01 here
 // (the batcher would then run each finalization alone, a second late).
 
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
-let pool: Pool;
+const db = appPlansDatabase(4);
 
-before(async () => {
-  db = await createTestDatabase();
-  pool = createPool(db.url, 4);
-  await insertPlansApp(pool);
-});
-
-after(async () => {
-  await pool?.end();
-  await db?.drop();
-});
-
-function finalization(paymentId: string, tag: string): Finalization {
-  return {
-    paymentId,
-    outcome: 'succeeded',
-    errorText: '',
-    metadata: {},
-    subscriptionId: null,
-    at: new Date(),
-    eventId: `evt-${tag}-${paymentId}`,
-    eventType: 'payment.succeeded',
-    eventBody: packEventBody('payment.succeeded', '{}'),
-    deliveryId: `dlv-${tag}-${paymentId}`,
-    onlyIfUnregisteredUntil: null,
-    mismatch: null,
-    feeMinor: null,
-  };
-}
+const finalization = (paymentId: string, tag: string) =>
+  successOf(paymentId, `evt-${tag}-${paymentId}`, `dlv-${tag}-${paymentId}`);
 
 test('batches finalizing the same payments in opposite orders never deadlock', async () => {
   for (let round = 0; round < 30; round++) {
     const ids = Array.from({ length: 12 }, (_, i) => `r${round}-p${i}`);
-    await pool.query(
+    await db.pool.query(
       `INSERT INTO payments (id, app_id, mode, amount_minor, currency, method, provider,
          provider_ref, external_user_id, return_url)
        SELECT id, 'app_plans', 'test', 1000, 'IDR', 'qris', 'idr_psp', 'ref-' || id, 'buyer',
@@ -56,11 +26,11 @@ test('batches finalizing the same payments in opposite orders never deadlock', a
     );
     const [a, b] = await Promise.all([
       finalizeInitiatedBatch(
-        pool,
+        db.pool,
         ids.map((id) => finalization(id, 'a')),
       ),
       finalizeInitiatedBatch(
-        pool,
+        db.pool,
         [...ids].reverse().map((id) => finalization(id, 'b')),
       ),
     ]);
@@ -72,7 +42,7 @@ test('batches finalizing the same payments in opposite orders never deadlock', a
     );
   }
   const [row] = (
-    await pool.query<{ succeeded: number; events: number }>(
+    await db.pool.query<{ succeeded: number; events: number }>(
       `SELECT (SELECT count(*)::int FROM payments WHERE status = 'succeeded') AS succeeded,
          (SELECT count(*)::int FROM outbound_events) AS events`,
     )

@@ -1,74 +1,54 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { packEventBody, unpackEventBody } from '../../../src/db/eventBody.js';
 import {
   finalizeInitiated,
   finalizeInitiatedBatch,
   type Finalization,
 } from '../../../src/db/paymentFinalize.js';
-import { createPool, type Pool } from '../../../src/db/pool.js';
-import { createTestDatabase } from '../../helpers/db.js';
-import { insertPlansApp } from '../../helpers/plans.js';
+import { appPlansDatabase, finalization as successOf } from '../../helpers/plans.js';
 
 // Finalizations written for many payments at once (issue 28): one statement moves each
 // payment that is still initiated, with its own ledger entry, exception, outbound event and
 // delivery, and leaves the others untouched, as one statement per payment did.
 
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
-let pool: Pool;
-
-before(async () => {
-  db = await createTestDatabase();
-  pool = createPool(db.url, 4);
-  await insertPlansApp(pool);
-  await pool.query(
+// Payments 1 to 40, initiated but for 4 (canceled).
+const db = appPlansDatabase(4, (pool) =>
+  pool.query(
     `INSERT INTO payments (id, app_id, mode, status, amount_minor, currency, method, provider,
        provider_ref, external_user_id, return_url, metadata, finalized_at)
      SELECT 'pay-' || g, 'app_plans', 'test', CASE WHEN g = 4 THEN 'canceled' ELSE 'initiated' END,
        1000 * g, 'IDR', 'qris', 'idr_psp', 'ref-' || g, 'buyer', 'https://shop.example/', '{}',
        CASE WHEN g = 4 THEN now() END
      FROM generate_series(1, 40) g`,
-  );
-});
+  ),
+);
 
-after(async () => {
-  await pool?.end();
-  await db?.drop();
-});
-
+/** Payment n's finalization, its metadata and event body naming n, at one fixed time. */
 function finalization(n: number, over: Partial<Finalization> = {}): Finalization {
-  return {
-    paymentId: `pay-${n}`,
-    outcome: 'succeeded',
-    errorText: '',
+  return successOf(`pay-${n}`, `evt-${n}`, `dlv-${n}`, {
     metadata: { n },
-    subscriptionId: null,
     at: new Date('2026-11-26T10:00:00Z'),
-    eventId: `evt-${n}`,
     eventType: over.outcome === 'failed' ? 'payment.failed' : 'payment.succeeded',
     eventBody: packEventBody('payment.succeeded', `{"n":${n}}`),
-    deliveryId: `dlv-${n}`,
-    onlyIfUnregisteredUntil: null,
-    mismatch: null,
-    feeMinor: null,
     ...over,
-  };
+  });
 }
 
 test('one statement finalizes each initiated payment with its own rows, and no other', async () => {
   // Two provider events archived (their outcome is written by the finalization), and a
   // listener for the delivery workers' wake-up.
-  const archived = await pool.query<{ id: string }>(
+  const archived = await db.pool.query<{ id: string }>(
     `INSERT INTO inbound_events (provider, headers, raw_body)
      SELECT 'idr_psp', '{}', '\\x00' FROM generate_series(1, 2) RETURNING id`,
   );
   const [archive1, archive2] = archived.rows.map((r) => Number(r.id));
-  const listener = await pool.connect();
+  const listener = await db.pool.connect();
   const notices: string[] = [];
   listener.on('notification', (n) => notices.push(n.channel));
   await listener.query('LISTEN paygate_delivery');
   try {
-    const done = await finalizeInitiatedBatch(pool, [
+    const done = await finalizeInitiatedBatch(db.pool, [
       finalization(1, { feeMinor: 70, archive: { id: archive1!, eventType: 'settlement' } }),
       // Already canceled: nothing written for it, in the middle of the batch.
       finalization(4, { archive: { id: archive2!, eventType: 'settlement' } }),
@@ -93,7 +73,7 @@ test('one statement finalizes each initiated payment with its own rows, and no o
   } finally {
     listener.release();
   }
-  const archives = await pool.query(
+  const archives = await db.pool.query(
     `SELECT id::int, signature_valid, outcome, event_type, payment_id FROM inbound_events ORDER BY id`,
   );
   assert.deepEqual(archives.rows, [
@@ -112,7 +92,7 @@ test('one statement finalizes each initiated payment with its own rows, and no o
       payment_id: null,
     },
   ]);
-  const untouched = await pool.query(
+  const untouched = await db.pool.query(
     `SELECT id, status FROM payments WHERE id IN ('pay-4', 'pay-5') ORDER BY id`,
   );
   assert.deepEqual(untouched.rows, [
@@ -120,7 +100,7 @@ test('one statement finalizes each initiated payment with its own rows, and no o
     { id: 'pay-5', status: 'initiated' },
   ]);
 
-  const payments = await pool.query(
+  const payments = await db.pool.query(
     `SELECT id, status, last_error, metadata, finalized_at FROM payments WHERE id = ANY($1) ORDER BY id`,
     [['pay-1', 'pay-2', 'pay-3']],
   );
@@ -142,7 +122,7 @@ test('one statement finalizes each initiated payment with its own rows, and no o
       finalized_at: at,
     },
   ]);
-  const ledger = await pool.query(
+  const ledger = await db.pool.query(
     `SELECT type, payment_id, exception_id, amount_minor::int, fee_minor::int FROM ledger_entries ORDER BY payment_id`,
   );
   assert.deepEqual(ledger.rows, [
@@ -155,13 +135,13 @@ test('one statement finalizes each initiated payment with its own rows, and no o
       fee_minor: null,
     },
   ]);
-  const exceptions = await pool.query(
+  const exceptions = await db.pool.query(
     `SELECT id, payment_id, kind, amount_minor::int FROM payment_exceptions`,
   );
   assert.deepEqual(exceptions.rows, [
     { id: 'exc-3', payment_id: 'pay-3', kind: 'amount_mismatch', amount_minor: 2500 },
   ]);
-  const events = await pool.query<{
+  const events = await db.pool.query<{
     id: string;
     payment_id: string;
     event_type: string;
@@ -191,7 +171,7 @@ test('finalizations on a pool that arrive together share a statement; each is an
   const answers = await Promise.all(
     [...ids, ...ids].map((n, k) =>
       finalizeInitiated(
-        pool,
+        db.pool,
         finalization(n, { eventId: `evt-many-${k}`, deliveryId: `dlv-many-${k}` }),
       ),
     ),
@@ -201,7 +181,7 @@ test('finalizations on a pool that arrive together share a statement; each is an
     ids.map(() => 1),
   );
   const [row] = (
-    await pool.query<{ succeeded: number; events: number; charges: number }>(
+    await db.pool.query<{ succeeded: number; events: number; charges: number }>(
       `SELECT (SELECT count(*)::int FROM payments WHERE status = 'succeeded' AND id = ANY($1)) AS succeeded,
          (SELECT count(*)::int FROM outbound_events WHERE payment_id = ANY($1)) AS events,
          (SELECT count(*)::int FROM ledger_entries WHERE payment_id = ANY($1)) AS charges`,

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { packEventBody } from '../../../src/db/eventBody.js';
-import { finalizeInitiated, type Finalization } from '../../../src/db/paymentFinalize.js';
+import { finalizeInitiated } from '../../../src/db/paymentFinalize.js';
 import { storeInitiatedRegistration } from '../../../src/db/paymentCreation.js';
 import { grownTables } from '../../../src/db/planGuard.js';
 import { createPool, type Pool } from '../../../src/db/pool.js';
 import { createTestDatabase } from '../../helpers/db.js';
-import { type PlanNode, insertPlansApp } from '../../helpers/plans.js';
+import { type PlanNode, finalization as successOf, insertPlansApp } from '../../helpers/plans.js';
 
 // Issue 28: the statements that move one payment out of `initiated` (or store its
 // registration) name it by id AND status = 'initiated'. Several partial indexes of payments
@@ -105,23 +104,9 @@ after(async () => {
   await db?.drop();
 });
 
-function finalization(paymentId: string, n: number): Finalization {
-  return {
-    paymentId,
-    outcome: 'succeeded',
-    errorText: '',
-    metadata: {},
-    subscriptionId: null,
-    at: new Date(),
-    eventId: n.toString(16).padStart(32, 'e'),
-    eventType: 'payment.succeeded',
-    eventBody: packEventBody('payment.succeeded', '{}'),
-    deliveryId: n.toString(16).padStart(32, 'd'),
-    onlyIfUnregisteredUntil: null,
-    mismatch: null,
-    feeMinor: null,
-  };
-}
+/** Finalization n of the test: its event and delivery ids from n. */
+const finalization = (paymentId: string, n: number) =>
+  successOf(paymentId, n.toString(16).padStart(32, 'e'), n.toString(16).padStart(32, 'd'));
 
 const HOT = ['payments_finalize_batch', 'payments_store_registration_complete_batch'];
 

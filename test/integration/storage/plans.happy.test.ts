@@ -5,7 +5,6 @@ import pg from 'pg';
 import * as apps from '../../../src/db/apps.js';
 import * as idem from '../../../src/db/idempotency.js';
 import * as payments from '../../../src/db/payments.js';
-import { packEventBody } from '../../../src/db/eventBody.js';
 import { finalizeInitiated } from '../../../src/db/paymentFinalize.js';
 import {
   createPaymentWithFreshClaim,
@@ -14,7 +13,7 @@ import {
 import { analyzeGrownTables, grownTables } from '../../../src/db/planGuard.js';
 import { createPool, type Pool } from '../../../src/db/pool.js';
 import { createTestDatabase } from '../../helpers/db.js';
-import { type PlanNode, insertPlansApp } from '../../helpers/plans.js';
+import { type PlanNode, finalization as successOf, insertPlansApp } from '../../helpers/plans.js';
 
 // Issue 28: a named statement keeps the generic plan PostgreSQL made for it while its table
 // was small. The session below plans generically from the first execution (what PostgreSQL
@@ -135,21 +134,7 @@ test('no hot statement keeps a whole-table plan made while its tables were small
   await payments.findPaymentByProviderRef(session, 'idr_psp', 'ref-small');
   await new payments.PaymentReadBatcher(session).get(created.id);
   await apps.findAppByApiKey(session, 'key_plans');
-  await finalizeInitiated(session, {
-    paymentId: created.id,
-    outcome: 'succeeded',
-    errorText: '',
-    metadata: {},
-    subscriptionId: null,
-    at: new Date(),
-    eventId: 'e'.repeat(32),
-    eventType: 'payment.succeeded',
-    eventBody: packEventBody('payment.succeeded', '{}'),
-    deliveryId: 'd'.repeat(32),
-    onlyIfUnregisteredUntil: null,
-    mismatch: null,
-    feeMinor: null,
-  });
+  await finalizeInitiated(session, successOf(created.id, 'e'.repeat(32), 'd'.repeat(32)));
   const hot = [
     'apps_by_key',
     'idem_complete',
