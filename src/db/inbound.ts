@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import pg from 'pg';
 import { PAYMENT_COLUMNS, type PaymentRow } from './payments.js';
 import type { Queryable } from './pool.js';
 import { storableText } from '../domain/storableText.js';
 import { packBody, readArchivedBody } from './inboundBody.js';
+import { StatementBatcher } from './statementBatcher.js';
 
 /**
  * Headers of the connection and of content negotiation, not of the provider's message: they
@@ -38,12 +40,27 @@ export function keptHeaders(headers: IncomingHttpHeaders): Record<string, string
   return out;
 }
 
+/** One webhook to archive, as stored (db/inboundBody.ts), and the payment its body names. */
+interface ArchiveItem {
+  provider: string;
+  headers: string;
+  bytes: Buffer;
+  codec: number | null;
+  size: number;
+  digest: Buffer;
+  truncated: boolean;
+  paymentId: string | null;
+}
+
+type ArchivedRow = PaymentRow & { archive_id: string; id: string | null };
+
 /**
  * Archives a webhook before it is verified: its first keepBytes bytes (all of it when it
  * fits), its full size and SHA-256. restoreFullBody completes a truncated row once verified.
  * With `paymentId` (the payment the body names, unverified) the same statement reads that
  * payment too, so the event's payment costs no round trip of its own; the read changes
- * nothing and is used only once the signature holds.
+ * nothing and is used only once the signature holds. On a pool, the webhooks archived
+ * together share one statement (archiveBatch).
  */
 export async function archiveInbound(
   db: Queryable,
@@ -60,37 +77,27 @@ export async function archiveInbound(
   const stored = truncated
     ? { bytes: rawBody.subarray(0, keepBytes), codec: null }
     : packBody(provider, rawBody);
-  const values: unknown[] = [
+  const item: ArchiveItem = {
     provider,
-    JSON.stringify(keptHeaders(headers)),
-    stored.bytes,
-    stored.codec,
-    rawBody.length,
-    bodySha256,
+    headers: JSON.stringify(keptHeaders(headers)),
+    bytes: stored.bytes,
+    codec: stored.codec,
+    size: rawBody.length,
+    digest: bodySha256,
     truncated,
-  ];
-  const archiveOnly = async () => {
-    const res = await db.query<{ id: string }>({
-      name: 'inbound_archive',
-      text: ARCHIVE_SQL,
-      values,
-    });
-    return { id: Number(res.rows[0]?.id), truncated, bodySha256, payment: null };
+    paymentId,
   };
-  if (paymentId === null) return archiveOnly();
-  let row: (PaymentRow & { archive_id: string; id: string | null }) | undefined;
+  const archive = (it: ArchiveItem) =>
+    db instanceof pg.Pool ? batcherFor(db).submit(it) : archiveBatch(db, [it]).then((r) => r[0]);
+  let row: ArchivedRow | undefined;
   try {
-    const res = await db.query<PaymentRow & { archive_id: string; id: string | null }>({
-      name: 'inbound_archive_payment',
-      text: ARCHIVE_WITH_PAYMENT_SQL,
-      values: [...values, paymentId],
-    });
-    row = res.rows[0];
-  } catch {
+    row = await archive(item);
+  } catch (err) {
     // Whatever made the read of payments fail (a lock wait cancelled, a timeout) must not cost
     // the archive, which comes before anything else can fail (the statement changed nothing):
     // the archive alone, and the payment is looked up later as without a hint.
-    return archiveOnly();
+    if (paymentId === null) throw err;
+    row = await archive({ ...item, paymentId: null });
   }
   if (!row) throw new Error('inbound archive returned no row');
   const { archive_id: archiveId, ...payment } = row;
@@ -102,14 +109,66 @@ export async function archiveInbound(
   };
 }
 
-// body_digest: the body's SHA-256 as 32 bytes (migration 0038); rows before it have body_sha256 in hex.
-const ARCHIVE_SQL = `INSERT INTO inbound_events (provider, headers, raw_body, body_codec, body_size, body_digest,
-    body_truncated)
-  VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`;
+// Each webhook's row takes its id from the table's own sequence first (the MATERIALIZED input
+// is computed once), so each answer is paired with its request by that id, whatever order the
+// insert returns rows in. body_digest: the body's SHA-256 as 32 bytes (migration 0038); rows
+// before it have body_sha256 in hex.
+const ARCHIVE_BATCH_SQL = `WITH input AS MATERIALIZED (
+  SELECT nextval((SELECT pg_get_serial_sequence('inbound_events', 'id'))) AS archive_id, i.*
+  FROM unnest($1::text[], $2::jsonb[], $3::bytea[], $4::smallint[], $5::int[], $6::bytea[],
+    $7::bool[], $8::text[]) WITH ORDINALITY
+    AS i(provider, headers, raw_body, body_codec, body_size, body_digest, body_truncated,
+      payment_id, ord)),
+a AS (
+  INSERT INTO inbound_events (id, provider, headers, raw_body, body_codec, body_size,
+    body_digest, body_truncated)
+  SELECT archive_id, provider, headers, raw_body, body_codec, body_size, body_digest,
+    body_truncated
+  FROM input ORDER BY ord)
+SELECT input.archive_id, p.* FROM input
+LEFT JOIN LATERAL (SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = input.payment_id) p ON true
+ORDER BY input.ord`;
 
-const ARCHIVE_WITH_PAYMENT_SQL = `WITH a AS (${ARCHIVE_SQL})
-SELECT a.id AS archive_id, p.* FROM a
-LEFT JOIN LATERAL (SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = $8) p ON true`;
+/** Archives webhooks in one statement: per item, in order, its row id and its payment's row. */
+async function archiveBatch(db: Queryable, items: ArchiveItem[]): Promise<ArchivedRow[]> {
+  const col = <T>(f: (x: ArchiveItem) => T): T[] => items.map(f);
+  const res = await db.query<ArchivedRow>({
+    name: 'inbound_archive_batch',
+    text: ARCHIVE_BATCH_SQL,
+    values: [
+      col((i) => i.provider),
+      col((i) => i.headers),
+      col((i) => i.bytes),
+      col((i) => i.codec),
+      col((i) => i.size),
+      col((i) => i.digest),
+      col((i) => i.truncated),
+      col((i) => i.paymentId),
+    ],
+  });
+  if (res.rows.length !== items.length) throw new Error('inbound archive returned no row');
+  return res.rows;
+}
+
+/**
+ * Per pool, the webhooks that reach it together are archived by one statement (a provider
+ * sends many at a time under load; db/statementBatcher.ts). Every webhook is a row of its
+ * own: no two items conflict, so each has a key of its own.
+ */
+const batchers = new WeakMap<Queryable, StatementBatcher<ArchiveItem, ArchivedRow>>();
+let archiveSeq = 0;
+
+function batcherFor(pool: Queryable): StatementBatcher<ArchiveItem, ArchivedRow> {
+  let batcher = batchers.get(pool);
+  if (!batcher) {
+    batcher = new StatementBatcher<ArchiveItem, ArchivedRow>({
+      run: (items) => archiveBatch(pool, items),
+      key: () => String(archiveSeq++),
+    });
+    batchers.set(pool, batcher);
+  }
+  return batcher;
+}
 
 /**
  * The updates of an archived row come within the request that archived it. inbound_events is

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { test } from 'node:test';
+import { archiveInbound } from '../../../src/db/inbound.js';
+import { unpackBody } from '../../../src/db/inboundBody.js';
+import { appPlansDatabase } from '../../helpers/plans.js';
+
+// Webhooks archived together share one statement (issue 28): each request is answered with
+// its own row's id and the payment its own body names, whatever order the rows were
+// inserted in, and a batch whose payment read fails still archives every body.
+
+// Payments 1 to 20 of app_plans, initiated, each with its own amount.
+const db = appPlansDatabase(4, (pool) =>
+  pool.query(
+    `INSERT INTO payments (id, app_id, mode, status, amount_minor, currency, method, provider,
+       provider_ref, external_user_id, return_url, metadata)
+     SELECT 'pay-' || g, 'app_plans', 'test', 'initiated', 1000 * g, 'IDR', 'qris', 'idr_psp',
+       'ref-' || g, 'buyer', 'https://shop.example/', '{}'
+     FROM generate_series(1, 20) g`,
+  ),
+);
+
+/** A notification body of its own size per n (so a row paired with the wrong request shows). */
+const bodyOf = (n: number) =>
+  Buffer.from(
+    JSON.stringify({ order_id: `pay-${n}`, transaction_status: 'settlement', pad: 'x'.repeat(n) }),
+  );
+
+test('concurrent archives share a statement, each answered with its own row and payment', async (t) => {
+  // Statements PostgreSQL ran for inbound_events inserts, and the rows each one inserted.
+  await db.pool.query(`CREATE TABLE archive_statements (rows int)`);
+  await db.pool.query(`CREATE FUNCTION note_archive_statement() RETURNS trigger AS $$
+      BEGIN INSERT INTO archive_statements SELECT count(*) FROM added; RETURN NULL; END $$
+    LANGUAGE plpgsql`);
+  await db.pool.query(`CREATE TRIGGER note_archive AFTER INSERT ON inbound_events
+    REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION note_archive_statement()`);
+
+  // 24 webhooks at once: 20 naming a payment (one of them twice), 3 naming none, one unknown.
+  const hints: (string | null)[] = [
+    ...Array.from({ length: 20 }, (_, i) => `pay-${i + 1}`),
+    'pay-7',
+    null,
+    null,
+    'pay-unknown',
+  ];
+  const results = await Promise.all(
+    hints.map((hint, i) =>
+      archiveInbound(
+        db.pool,
+        'idr_psp',
+        { 'content-type': 'application/json', 'x-n': String(i) },
+        bodyOf(i),
+        65_536,
+        hint,
+      ),
+    ),
+  );
+
+  assert.equal(new Set(results.map((r) => r.id)).size, hints.length, 'one row each');
+  for (const [i, r] of results.entries()) {
+    const [row] = (
+      await db.pool.query<{
+        raw_body: Buffer;
+        body_codec: number | null;
+        body_size: number;
+        body_digest: Buffer;
+        headers: Record<string, string>;
+        outcome: string;
+      }>(
+        `SELECT raw_body, body_codec, body_size, body_digest, headers, outcome
+         FROM inbound_events WHERE id = $1`,
+        [r.id],
+      )
+    ).rows;
+    assert.ok(row, `row ${r.id} of request ${i}`);
+    const body = bodyOf(i);
+    assert.deepEqual(unpackBody('idr_psp', row.raw_body, row.body_codec), body);
+    assert.equal(row.body_size, body.length);
+    assert.deepEqual(row.body_digest, createHash('sha256').update(body).digest());
+    assert.deepEqual(r.bodySha256, row.body_digest);
+    assert.deepEqual(row.headers, { 'content-type': 'application/json', 'x-n': String(i) });
+    assert.equal(row.outcome, 'received');
+    assert.equal(r.truncated, false);
+    const hint = hints[i];
+    if (hint === null || hint === 'pay-unknown') assert.equal(r.payment, null);
+    else {
+      assert.equal(r.payment?.id, hint);
+      assert.equal(r.payment?.amount_minor, 1000 * Number(hint.slice(4)));
+      assert.equal(r.payment?.status, 'initiated');
+    }
+  }
+
+  const statements = await db.pool.query<{ rows: number }>(`SELECT rows FROM archive_statements`);
+  const sizes = statements.rows.map((s) => s.rows);
+  assert.equal(
+    sizes.reduce((a, b) => a + b, 0),
+    hints.length,
+  );
+  t.diagnostic(`rows per archive statement: ${sizes.join(', ')}`);
+  assert.ok(Math.max(...sizes) > 1, 'concurrent archives shared a statement');
+});
+
+test('a payment read that fails costs no archive: the body is kept, the payment looked up later', async () => {
+  // A hint that cannot be compared with payments.id fails the read (not the insert): the
+  // batch is run again item by item, and that item archived without its payment.
+  const results = await Promise.all([
+    archiveInbound(db.pool, 'idr_psp', {}, bodyOf(1), 65_536, 'pay-1'),
+    archiveInbound(db.pool, 'idr_psp', {}, bodyOf(2), 65_536, 'pay-\u0000'),
+    archiveInbound(db.pool, 'idr_psp', {}, bodyOf(3), 65_536, 'pay-3'),
+  ]);
+  const [one, bad, three] = results;
+  assert.equal(one?.payment?.id, 'pay-1');
+  assert.equal(three?.payment?.id, 'pay-3');
+  assert.equal(bad?.payment, null);
+  const kept = await db.pool.query<{ n: string }>(
+    `SELECT count(*) AS n FROM inbound_events WHERE id = ANY($1::bigint[])`,
+    [[one?.id, bad?.id, three?.id]],
+  );
+  assert.equal(Number(kept.rows[0]?.n), 3);
+});
