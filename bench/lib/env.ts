@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -117,11 +117,17 @@ export async function startProcess(
   port ??= await freePort();
   // BENCH_NODE_ARGS: extra node flags for the measured processes, e.g. --cpu-prof.
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  // BENCH_STDOUT: a path prefix; each measured process's standard output goes to
+  // <prefix>-<pid>, e.g. what --trace-gc prints.
+  const stdout = process.env.BENCH_STDOUT ? 'pipe' : 'ignore';
   const child = spawn(process.execPath, [...nodeArgs, ...runnable(args, cwd)], {
     cwd,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', stdout, 'inherit'],
   });
+  if (process.env.BENCH_STDOUT) {
+    child.stdout?.pipe(createWriteStream(`${process.env.BENCH_STDOUT}-${child.pid}`));
+  }
   const url = `http://127.0.0.1:${port}`;
   const until = Date.now() + 60_000;
   for (;;) {

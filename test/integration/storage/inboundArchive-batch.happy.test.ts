@@ -81,7 +81,7 @@ test('concurrent archives share a statement, each answered with its own row and 
     assert.deepEqual(row.headers, { 'content-type': 'application/json', 'x-n': String(i) });
     assert.equal(row.outcome, 'received');
     assert.equal(r.truncated, false);
-    const hint = hints[i];
+    const hint = hints[i] ?? null;
     if (hint === null || hint === 'pay-unknown') assert.equal(r.payment, null);
     else {
       assert.equal(r.payment?.id, hint);
