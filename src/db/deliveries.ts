@@ -167,6 +167,13 @@ export async function claimDueDeliveries(
 // `lk` locks each delivery of the batch (in id order) and reads it as it is now: a row that
 // another transaction is writing is waited for and read again as that one committed it
 // (READ COMMITTED), so a rewrite racing its own first write still sees it recorded.
+// A stale attempt's history row is written once by the unique index on (delivery_id,
+// attempt, started_at) (migration 0040): a rewrite carries the attempt's own started_at
+// (measured once, delivery/worker.ts), so its insert conflicts with the first write's row,
+// committed or still committing (the insert waits for that one), and does nothing. A check
+// of the table instead would read it as of the statement's start and miss a first write
+// that commits meanwhile. `logged` is what was written: the endpoints' failure records
+// count an attempt once.
 const RECORD_CTES = `
 a AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::float8[], $6::int[],
@@ -178,9 +185,7 @@ lk AS (
     (d.status = 'pending' AND d.attempts = a.attempt AND d.locked_until IS NOT NULL)
       OR (a.verdict = 'delivered' AND d.attempts <> a.attempt
         AND d.status IN ('pending', 'dead')) AS settles,
-    (d.attempts = a.attempt AND d.locked_until IS NOT NULL) OR (d.attempts <> a.attempt
-      AND NOT EXISTS (SELECT 1 FROM delivery_attempts h
-        WHERE h.delivery_id = a.id AND h.attempt = a.attempt)) AS logs
+    (d.attempts = a.attempt AND d.locked_until IS NOT NULL) OR d.attempts <> a.attempt AS logs
   FROM a JOIN deliveries d ON d.id = a.id
   ORDER BY d.id
   FOR NO KEY UPDATE OF d),
@@ -199,12 +204,18 @@ upd AS (
     updated_at = now()
   FROM lk k
   WHERE d.id = k.id AND (k.open_claim OR k.settles)),
+logged AS (
+  INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, outcome, response_body)
+  SELECT id, attempt, started_at, duration_ms, status_code, error, verdict, response_body FROM lk
+  WHERE logs ORDER BY ord
+  ON CONFLICT (delivery_id, attempt, started_at) DO NOTHING
+  RETURNING delivery_id),
 -- Per endpoint, its last attempt of the batch written to the history, and whether one
 -- before it succeeded.
 last AS (
   SELECT DISTINCT ON (endpoint_id) endpoint_id, verdict = 'delivered' AS ok,
     bool_or(verdict = 'delivered') OVER (PARTITION BY endpoint_id) AS any_ok
-  FROM lk WHERE logs AND endpoint_id IS NOT NULL
+  FROM lk JOIN logged g ON g.delivery_id = lk.id WHERE endpoint_id IS NOT NULL
   ORDER BY endpoint_id, ord DESC),
 -- An endpoint's failure record (auto-disable) is written only when it changes: the first
 -- failure after a success, the first success after failures. A batch ends as its attempts
@@ -218,19 +229,15 @@ last AS (
 locked AS (
   SELECT ep.id FROM webhook_endpoints ep
   WHERE ep.id IN (SELECT endpoint_id FROM last)
-  ORDER BY ep.id FOR NO KEY UPDATE SKIP LOCKED),
-failing AS (
-  UPDATE webhook_endpoints ep SET
-    failing_since = CASE WHEN l.ok THEN NULL ELSE now() END
-  FROM last l JOIN locked k ON k.id = l.endpoint_id
-  WHERE ep.id = l.endpoint_id
-    AND (CASE WHEN l.ok THEN ep.failing_since IS NOT NULL
-      ELSE ep.failing_since IS NULL OR l.any_ok END))`;
-const RECORD_INSERT = `
-INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, outcome, response_body)
-SELECT id, attempt, started_at, duration_ms, status_code, error, verdict, response_body FROM lk
-WHERE logs ORDER BY ord`;
-const RECORD_SQL = `WITH ${RECORD_CTES}${RECORD_INSERT}`;
+  ORDER BY ep.id FOR NO KEY UPDATE SKIP LOCKED)`;
+const RECORD_FAILING = `
+UPDATE webhook_endpoints ep SET
+  failing_since = CASE WHEN l.ok THEN NULL ELSE now() END
+FROM last l JOIN locked k ON k.id = l.endpoint_id
+WHERE ep.id = l.endpoint_id
+  AND (CASE WHEN l.ok THEN ep.failing_since IS NOT NULL
+    ELSE ep.failing_since IS NULL OR l.any_ok END)`;
+const RECORD_SQL = `WITH ${RECORD_CTES}${RECORD_FAILING}`;
 
 /**
  * A batch of finished attempts recorded and the next claim made by one statement, one
@@ -242,7 +249,7 @@ const RECORD_SQL = `WITH ${RECORD_CTES}${RECORD_INSERT}`;
  * batch is left out of what it may take (a row is updated once per statement).
  */
 const RECORD_CLAIM_SQL = `WITH ${RECORD_CTES},
-recorded AS (${RECORD_INSERT}),${claimSql('$10', '$11', '$12', '$1::text[]', '(SELECT id FROM lk WHERE open_claim)')}`;
+failing AS (${RECORD_FAILING}),${claimSql('$10', '$11', '$12', '$1::text[]', '(SELECT id FROM lk WHERE open_claim)')}`;
 
 export interface DeliveryAttempt {
   deliveryId: string;

@@ -238,10 +238,57 @@ test('a late stale attempt written twice is on record once', async () => {
   const id = await pendingDelivery();
   assert.equal(await claimOne(EXPIRED), 1); // A
   assert.equal(await claimOne(LEASE), 2); // B
-  await recordDeliveryAttempts(pool, [attempt(id, 1, 'retry', 504)]);
-  await recordDeliveryAttempts(pool, [attempt(id, 1, 'retry', 504)]);
+  // The rewrite is the same attempt (the recorder writes the object it was given again).
+  const late = attempt(id, 1, 'retry', 504);
+  await recordDeliveryAttempts(pool, [late]);
+  await recordDeliveryAttempts(pool, [late]);
   assert.deepEqual((await state(id)).history, ['1:retry:504']);
 });
+
+// The first write is A's folded statement, held open on its own connection; the rewrite is
+// the recorder's, told that statement failed. Before migration 0040 the rewrite checked for
+// an attempt row of that number as of its statement's start, before the first write
+// committed, and wrote a second one.
+for (const [verdict, code, status, lastStatus] of [
+  ['retry', 504, 'pending', null],
+  ['delivered', 200, 'delivered', 200],
+] as const) {
+  test(`a late ${verdict} whose rewrite starts while its first write has not committed yet is on record once`, async () => {
+    const id = await pendingDelivery();
+    assert.equal(await claimOne(EXPIRED), 1); // A
+    assert.equal(await claimOne(LEASE), 2); // B, sending
+    const recorder = new AttemptRecorder(pool);
+    recorder.fold(() => undefined);
+    const recorded = recorder.record(attempt(id, 1, verdict, code));
+    const batch = recorder.take();
+    const firstWrite = await pool.connect();
+    try {
+      await firstWrite.query('BEGIN');
+      assert.deepEqual(await claimDueDeliveries(firstWrite, 0, LEASE, CAP, batch.attempts), []);
+      const rewrite = recorder.failed(batch);
+      await eventually(async () => {
+        const w = await pool.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+             AND wait_event_type = 'Lock' AND query LIKE '%unnest($1::text[], $2::text[]%'`,
+        );
+        return (w.rowCount ?? 0) > 0;
+      }, 'the rewrite waiting on the first write');
+      await firstWrite.query('COMMIT');
+      await rewrite;
+      await recorded;
+    } finally {
+      await firstWrite.query('ROLLBACK').catch(() => undefined);
+      firstWrite.release();
+    }
+    assert.deepEqual(await state(id), {
+      status,
+      attempts: 2,
+      leased: true,
+      last_status_code: lastStatus,
+      history: [`1:${verdict}:${code}`],
+    });
+  });
+}
 
 // An endpoint's failure record (failing_since, auto-disable) is written by the same
 // statement; an endpoint row held by another transaction is skipped, never waited for.
@@ -394,4 +441,22 @@ test('auto-disable: a success recorded in the same statement as the failure that
     disabled.map((x) => x.id),
     [ep],
   );
+});
+
+test('a late success written again after a later failure leaves the endpoint failure record to that failure', async () => {
+  const ep = await endpoint();
+  const id = await endpointDelivery(ep);
+  assert.equal(await claimOne(EXPIRED), 1); // A
+  assert.equal(await claimOne(LEASE), 2); // B
+  const late = attempt(id, 1, 'delivered', 200);
+  await recordDeliveryAttempts(pool, [late]);
+  assert.equal(await failingSince(ep), null);
+  await recordDeliveryAttempts(pool, [attempt(id, 2, 'retry', 503)]);
+  const since = await failingSince(ep);
+  assert.ok(since instanceof Date);
+  // A's attempt written again (its statement committed, its client saw an error): no row of
+  // it is written, so it is not the endpoint's latest answer either.
+  await recordDeliveryAttempts(pool, [late]);
+  assert.deepEqual(await failingSince(ep), since);
+  assert.deepEqual((await state(id)).history, ['1:delivered:200', '2:retry:503']);
 });
