@@ -3,11 +3,11 @@ import type { Pool, Queryable } from './db/pool.js';
 import {
   findSimObject,
   findSimObjectByIdempotencyKey,
-  insertLinkedSimObject,
   insertSimObject,
   updateSimObject,
   type SimObjectKey,
 } from './db/objects.js';
+import { insertLinkedSimObject } from './db/linkedObjects.js';
 import { MINOR_UNITS } from './money.js';
 import type { SimulatorHost } from './host.js';
 
@@ -69,8 +69,9 @@ export class SimStore<T extends object> {
   }
 
   /**
-   * create() plus rows of other kinds pointing at it (reference aliases), in one statement;
-   * the links are written only when the object itself is new.
+   * create() plus rows of other kinds pointing at it (reference aliases), in one statement
+   * (shared with the registrations that go at the same time, db/linkedObjects.ts); the links
+   * are written only when the object itself is new.
    */
   async createLinked(
     id: string,

@@ -54,32 +54,6 @@ export async function insertSimObject<T>(
 }
 
 /**
- * insertSimObject plus rows of other kinds pointing at it (reference aliases), in one
- * statement; the links are written only when the object itself is new.
- */
-export async function insertLinkedSimObject<T>(
-  db: Queryable,
-  k: SimObjectKey,
-  data: T,
-  links: { kind: string; id: string; data: object }[],
-): Promise<T | null> {
-  const res = await db.query<{ data: T }>({
-    name: 'sim_objects_insert_linked',
-    text: `WITH main AS (
-       INSERT INTO paygate_sim.sim_objects (provider, kind, id, data) VALUES ($1, $2, $3, $4)
-       ON CONFLICT DO NOTHING RETURNING data),
-     linked AS (
-       INSERT INTO paygate_sim.sim_objects (provider, kind, id, data)
-       SELECT $1, l.kind, l.id, l.data FROM jsonb_to_recordset($5::jsonb) AS l(kind text, id text, data jsonb)
-       WHERE EXISTS (SELECT 1 FROM main)
-       ON CONFLICT DO NOTHING)
-     SELECT data FROM main`,
-    values: [k.provider, k.kind, k.id, JSON.stringify(data), JSON.stringify(links)],
-  });
-  return res.rows[0]?.data ?? null;
-}
-
-/**
  * Read-modify-write under a row lock in one transaction, so two concurrent actions on one
  * object serialize. update returns the new data, or null to leave the object unchanged;
  * the result is the data as it stands afterwards (null: no such object).

@@ -1,6 +1,7 @@
 import type { SimulatorHost } from '../host.js';
 import { SimStore, type SimClock } from '../common.js';
 import { idrPspServerKey } from '../credentials.js';
+import { expectedAuthorization } from './wire.js';
 import { expired, isChosen, isDue, type SimRef, type SimTransaction } from './transactions.js';
 
 /** What every idr_psp module works with: the host, the clock, the key and the stores. */
@@ -8,15 +9,19 @@ export interface Sim {
   gw: SimulatorHost;
   clock: SimClock;
   serverKey: string;
+  /** The Authorization header every request must carry, made once: each request compares it. */
+  authorization: Buffer;
   transactions: SimStore<SimTransaction>;
   refs: SimStore<SimRef>;
 }
 
 export function simFor(gw: SimulatorHost, clock: SimClock): Sim {
+  const serverKey = idrPspServerKey(gw.config.masterKey);
   return {
     gw,
     clock,
-    serverKey: idrPspServerKey(gw.config.masterKey),
+    serverKey,
+    authorization: Buffer.from(expectedAuthorization(serverKey), 'utf8'),
     transactions: new SimStore<SimTransaction>(gw.pool, 'idr_psp', 'transaction'),
     refs: new SimStore<SimRef>(gw.pool, 'idr_psp', 'ref'),
   };

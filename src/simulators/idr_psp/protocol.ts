@@ -2,7 +2,6 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { header, rawBody, sendJson } from '../reply.js';
 import type { Sim } from './context.js';
-import { expectedAuthorization } from './wire.js';
 
 // The provider's side of the wire shared by its routes: the server key check, bodies and
 // the two error shapes (Snap's and the Core API's).
@@ -20,7 +19,7 @@ export function actionParam(req: FastifyRequest, name: string): string | undefin
 
 export function authorized(sim: Sim, req: FastifyRequest): boolean {
   const given = Buffer.from(header(req, 'authorization') ?? '', 'utf8');
-  const expected = Buffer.from(expectedAuthorization(sim.serverKey), 'utf8');
+  const expected = sim.authorization;
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
