@@ -215,24 +215,62 @@ export interface InboundOutcome {
   paymentId?: string | null;
 }
 
+/**
+ * Records what became of an archived webhook. On a pool, the outcomes recorded together share
+ * one statement and its commit (on the durable pool, one WAL flush for all of them): a
+ * provider's notifications that change nothing (a pending status, a redelivery of a settled
+ * payment, an unknown payment) come as often as those that do, and each ended with a
+ * synchronous commit of its own.
+ */
 export async function recordInboundOutcome(
   db: Queryable,
   id: number,
   o: InboundOutcome,
 ): Promise<void> {
+  const item = { id, ...o };
+  if (db instanceof pg.Pool) await outcomeBatcherFor(db).submit(item);
+  else await recordInboundOutcomes(db, [item]);
+}
+
+type OutcomeItem = InboundOutcome & { id: number };
+
+async function recordInboundOutcomes(db: Queryable, items: OutcomeItem[]): Promise<void> {
+  const col = <T>(f: (x: OutcomeItem) => T): T[] => items.map(f);
   await db.query({
-    name: 'inbound_outcome',
-    text: `UPDATE inbound_events SET signature_valid = $2, outcome = $3, mode = $4, event_type = $5,
-         payment_id = $6 WHERE id = $1 AND ${JUST_ARCHIVED}`,
+    name: 'inbound_outcome_batch',
+    text: `UPDATE inbound_events ie SET signature_valid = o.signature_valid, outcome = o.outcome,
+         mode = o.mode, event_type = o.event_type, payment_id = o.payment_id
+       FROM unnest($1::bigint[], $2::bool[], $3::text[], $4::text[], $5::text[], $6::text[])
+         AS o(id, signature_valid, outcome, mode, event_type, payment_id)
+       WHERE ie.id = ANY($1::bigint[]) AND ie.id = o.id AND ie.${JUST_ARCHIVED}`,
     values: [
-      id,
-      o.signatureValid,
-      o.outcome,
-      o.mode ?? null,
-      o.eventType == null ? null : storableText(o.eventType),
-      o.paymentId ?? null,
+      col((o) => o.id),
+      col((o) => o.signatureValid),
+      col((o) => o.outcome),
+      col((o) => o.mode ?? null),
+      col((o) => (o.eventType == null ? null : storableText(o.eventType))),
+      col((o) => o.paymentId ?? null),
     ],
   });
+}
+
+// Each archived row's outcome is recorded by its own request (a second time only after the
+// first failed): its id is the key.
+const outcomeBatchers = new WeakMap<Queryable, StatementBatcher<OutcomeItem, void>>();
+
+function outcomeBatcherFor(pool: Queryable): StatementBatcher<OutcomeItem, void> {
+  let batcher = outcomeBatchers.get(pool);
+  if (!batcher) {
+    batcher = new StatementBatcher<OutcomeItem, void>({
+      run: async (items) => {
+        await recordInboundOutcomes(pool, items);
+        return items.map(() => undefined);
+      },
+      key: (o) => String(o.id),
+    });
+    outcomeBatchers.set(pool, batcher);
+  }
+  return batcher;
 }
 
 export interface InboundEventRow {

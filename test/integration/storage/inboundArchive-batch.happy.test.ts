@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { archiveInbound } from '../../../src/db/inbound.js';
+import { archiveInbound, recordInboundOutcome } from '../../../src/db/inbound.js';
 import { unpackBody } from '../../../src/db/inboundBody.js';
 import { appPlansDatabase } from '../../helpers/plans.js';
 
@@ -117,4 +117,68 @@ test('a payment read that fails costs no archive: the body is kept, the payment 
     [[one?.id, bad?.id, three?.id]],
   );
   assert.equal(Number(kept.rows[0]?.n), 3);
+});
+
+test('outcomes recorded together share a statement, each written to its own row only', async (t) => {
+  await db.pool.query(`CREATE TABLE outcome_statements (rows int)`);
+  await db.pool.query(`CREATE FUNCTION note_outcome_statement() RETURNS trigger AS $$
+      BEGIN INSERT INTO outcome_statements SELECT count(*) FROM changed; RETURN NULL; END $$
+    LANGUAGE plpgsql`);
+  await db.pool.query(`CREATE TRIGGER note_outcome AFTER UPDATE ON inbound_events
+    REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION note_outcome_statement()`);
+  const archived = await Promise.all(
+    Array.from({ length: 21 }, (_, i) =>
+      archiveInbound(db.pool, 'idr_psp', {}, bodyOf(100 + i), 65_536, null),
+    ),
+  );
+  // The last row keeps its outcome: a batch touches only the rows it names.
+  const recorded = archived.slice(0, 20);
+  await Promise.all(
+    recorded.map((a, i) =>
+      recordInboundOutcome(db.pool, a.id, {
+        signatureValid: i % 3 !== 0,
+        outcome: `outcome-${i}`,
+        mode: i % 2 === 0 ? 'test' : null,
+        eventType: `type-\u0000${i}`,
+        paymentId: i % 4 === 0 ? `pay-${i + 1}` : null,
+      }),
+    ),
+  );
+  const rows = await db.pool.query<{
+    id_text: string;
+    signature_valid: boolean;
+    outcome: string;
+    mode: string | null;
+    event_type: string | null;
+    payment_id: string | null;
+  }>(
+    `SELECT id::text AS id_text, signature_valid, outcome, mode, event_type, payment_id FROM inbound_events
+     WHERE id = ANY($1::bigint[])`,
+    [archived.map((a) => a.id)],
+  );
+  const byId = new Map(rows.rows.map(({ id_text, ...r }) => [Number(id_text), r]));
+  for (const [i, a] of recorded.entries()) {
+    assert.deepEqual(byId.get(a.id), {
+      signature_valid: i % 3 !== 0,
+      outcome: `outcome-${i}`,
+      mode: i % 2 === 0 ? 'test' : null,
+      // A NUL is not text PostgreSQL can hold: stored as U+FFFD (storableText).
+      event_type: `type-\uFFFD${i}`,
+      payment_id: i % 4 === 0 ? `pay-${i + 1}` : null,
+    });
+  }
+  const untouched = byId.get((archived[20] as { id: number }).id);
+  assert.deepEqual(
+    [untouched?.outcome, untouched?.signature_valid, untouched?.event_type],
+    ['received', false, null],
+  );
+  const sizes = (
+    await db.pool.query<{ rows: number }>(`SELECT rows FROM outcome_statements`)
+  ).rows.map((s) => s.rows);
+  t.diagnostic(`rows per outcome statement: ${sizes.join(', ')}`);
+  assert.equal(
+    sizes.reduce((a, b) => a + b, 0),
+    recorded.length,
+  );
+  assert.ok(Math.max(...sizes) > 1, 'concurrent outcomes shared a statement');
 });
