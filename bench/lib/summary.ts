@@ -31,6 +31,13 @@ function rows(name: string, result: Row): [string, Row][] {
     out.push(['get reference (Fastify + HMAC)', result.reference as Row]);
   } else if (name === 'webhook') {
     const peak = { peak_rss_mib: result.peak_rss_mib };
+    if (result.pending) {
+      const pending = result.pending as Row;
+      out.push([
+        'webhook pending (acknowledged, nothing delivered)',
+        { ...pending, rps: (pending.inbound as Row).rps },
+      ]);
+    }
     out.push(['webhook->delivery, saturated', { ...(result.saturated as Row), ...peak }]);
     out.push([
       'webhook->delivery, steady (p = ack to delivery)',

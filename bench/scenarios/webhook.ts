@@ -44,11 +44,11 @@ export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings
   await settleAtProvider(db.url, ids);
   const serverKey = simulatorEndpoint('idr_psp', Buffer.from(MASTER_KEY, 'hex'), '').credentials
     .serverKey as string;
-  const body = (id: string) => {
+  const body = (id: string, status = 'settlement') => {
     const gross = '1000.00';
     return JSON.stringify({
       transaction_time: '2026-11-22 12:00:00',
-      transaction_status: 'settlement',
+      transaction_status: status,
       transaction_id: `tx-${id}`,
       status_message: 'midtrans payment notification',
       status_code: '200',
@@ -117,6 +117,41 @@ export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings
     };
   };
 
+  /** A pending notification per id, as fast as the gateway acknowledges them. */
+  const notifyPending = async (batch: string[]) => {
+    let next = 0;
+    let acknowledged = 0;
+    const cpu = await cpuWindow(db.url, {
+      gateway: gw.pid,
+      simulators: gw.simulators?.pid,
+      load_generator_and_receiver: 'self',
+    });
+    const inbound = await load({
+      url: gw.url,
+      connections: s.connections,
+      amount: batch.length,
+      requests: [
+        {
+          setupRequest: (req) => ({
+            ...req,
+            method: 'POST',
+            path: '/webhooks/idr_psp',
+            body: body(batch[next++ % batch.length] as string, 'pending'),
+            headers: { 'content-type': 'application/json' },
+          }),
+          onResponse: (status) => {
+            if (status === 200) acknowledged++;
+          },
+        },
+      ],
+    });
+    return { events: batch.length, acknowledged, inbound, ...(await cpu.end(acknowledged)) };
+  };
+
+  // The provider's first notification of each payment (idr_psp: pending, sent when the
+  // transaction is registered): nothing to change, nothing to deliver; the archive and its
+  // recorded outcome are the whole of it. As fast as the gateway takes them.
+  const pending = await notifyPending(ids.slice(0, EVENTS / 2));
   // Saturation: as fast as the gateway takes them, to the last delivery.
   const saturated = await drive(ids.slice(0, EVENTS / 2));
   // Latency at a steady offered rate below saturation (a provider does not send in bursts
@@ -129,6 +164,7 @@ export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings
   return {
     connections: s.connections,
     events_per_s_sustained: saturated.events_per_s,
+    pending,
     saturated,
     steady: { offered_per_s: rate, ...steady },
     peak_rss_mib: rss,
