@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { after, before, test } from 'node:test';
-import pg from 'pg';
+import { test } from 'node:test';
 import { enqueueEvent } from '../../../src/db/outbox.js';
-import type { AppWithSecrets } from '../../helpers/contract.js';
-import { createTestDatabase } from '../../helpers/db.js';
 import { eventually } from '../../helpers/eventually.js';
-import { kill, spawnGateway, type GatewayProcess } from '../../helpers/process.js';
-import { Receiver } from '../../helpers/receiver.js';
+import { gatewayProcessHarness } from '../../helpers/gatewayProcess.js';
 
 // A finished delivery attempt is recorded by the worker's next claim, one statement and one
 // commit for both (src/delivery/worker.ts, db/deliveries.ts claimDueDeliveries). This is the
@@ -16,34 +11,8 @@ import { Receiver } from '../../helpers/receiver.js';
 // under its lease, and after a restart it is sent again with the same event id and body (at
 // least once; receivers dedupe on X-PAY-Event-Id).
 
-const ADMIN = 'recorded-claim-admin-token-0123456789';
-const masterKeyHex = randomBytes(32).toString('hex');
-const env = (databaseUrl: string) => ({
-  DATABASE_URL: databaseUrl,
-  ADMIN_TOKEN: ADMIN,
-  MASTER_KEY: masterKeyHex,
-  // The lease of a claim: 2 × 1,000 ms + 5 s.
-  DELIVERY_TIMEOUT_MS: '1000',
-});
-
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
-let pool: pg.Pool;
-let receiver: Receiver;
-let gateway: GatewayProcess | undefined;
-
-before(async () => {
-  db = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: db.url, max: 4 });
-  pool.on('error', () => undefined);
-  receiver = new Receiver();
-  await receiver.start();
-});
-after(async () => {
-  if (gateway) await kill(gateway, 'SIGKILL');
-  await receiver?.stop();
-  await pool?.end();
-  await db?.drop();
-});
+// The lease of a claim: 2 × 1,000 ms + 5 s.
+const harness = gatewayProcessHarness({ DELIVERY_TIMEOUT_MS: '1000' });
 
 interface DeliveryState {
   status: string;
@@ -52,7 +21,7 @@ interface DeliveryState {
 }
 
 async function state(deliveryId: string): Promise<DeliveryState | undefined> {
-  const r = await pool.query<DeliveryState>(
+  const r = await harness.pool.query<DeliveryState>(
     `SELECT d.status, d.attempts,
        ARRAY(SELECT a.attempt FROM delivery_attempts a WHERE a.delivery_id = d.id ORDER BY a.attempt)
          AS attempt_rows
@@ -63,14 +32,9 @@ async function state(deliveryId: string): Promise<DeliveryState | undefined> {
 }
 
 test('killed after the receiver answered, before the claim recording the answer committed: sent again with the same event id after the lease', async () => {
-  gateway = await spawnGateway(env(db.url));
-  const created = await fetch(`${gateway.url}/admin/apps`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'recorded-claim', webhook_url: receiver.url }),
-  });
-  assert.equal(created.status, 201);
-  const app = (await created.json()) as AppWithSecrets;
+  const { pool, receiver } = harness;
+  const gateway = await harness.startGateway();
+  const app = await harness.createApp(gateway, 'recorded-claim');
   receiver.secret = app.webhook_secret;
 
   // The receiver holds its first answer until the test has locked the delivery's row, so
@@ -107,8 +71,7 @@ test('killed after the receiver answered, before the claim recording the answer 
     }, 'the statement recording the answer, waiting on the held row');
     // The process dies; its statement never commits (as a crash of the whole host would
     // leave it: the statement's session is ended too, rather than left to finish).
-    await kill(gateway, 'SIGKILL');
-    gateway = undefined;
+    await harness.killGateway(gateway, 'SIGKILL');
     await pool.query('SELECT pg_terminate_backend($1)', [waiting]);
     await eventually(async () => {
       const r = await pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [waiting]);
@@ -128,7 +91,7 @@ test('killed after the receiver answered, before the claim recording the answer 
 
   // After a restart, once the lease has run out, the delivery is sent again: the same
   // event id, the same body, signed; then recorded as the second attempt.
-  gateway = await spawnGateway(env(db.url));
+  await harness.startGateway();
   await eventually(async () => receiver.received.length === 2, 'the second attempt', 30_000);
   const [first, second] = receiver.received;
   assert.equal(second?.headers['x-pay-event-id'], first?.headers['x-pay-event-id']);

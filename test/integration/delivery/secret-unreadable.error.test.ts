@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { after, before, test } from 'node:test';
-import pg from 'pg';
+import { test } from 'node:test';
 import { enqueueEvent } from '../../../src/db/outbox.js';
-import type { AppWithSecrets } from '../../helpers/contract.js';
-import { createTestDatabase } from '../../helpers/db.js';
 import { eventually } from '../../helpers/eventually.js';
-import { kill, spawnGateway, type GatewayProcess } from '../../helpers/process.js';
-import { Receiver } from '../../helpers/receiver.js';
+import { gatewayProcessHarness } from '../../helpers/gatewayProcess.js';
 
 // A delivery whose webhook secret this instance cannot read (sealed under another
 // MASTER_KEY, or damaged) fails its attempt without a request and is retried on the schedule
@@ -16,45 +11,10 @@ import { Receiver } from '../../helpers/receiver.js';
 // died on that delivery after its lease. The real gateway as its own process, so a crash is
 // seen as one.
 
-const ADMIN = 'secret-unreadable-admin-token-0123456789';
-const env = (databaseUrl: string) => ({
-  DATABASE_URL: databaseUrl,
-  ADMIN_TOKEN: ADMIN,
-  MASTER_KEY: randomBytes(32).toString('hex'),
-  DELIVERY_TIMEOUT_MS: '1000',
-});
-
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
-let pool: pg.Pool;
-let receiver: Receiver;
-let gateway: GatewayProcess | undefined;
-
-before(async () => {
-  db = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: db.url, max: 2 });
-  pool.on('error', () => undefined);
-  receiver = new Receiver();
-  await receiver.start();
-});
-after(async () => {
-  if (gateway) await kill(gateway, 'SIGKILL');
-  await receiver?.stop();
-  await pool?.end();
-  await db?.drop();
-});
-
-async function createApp(name: string): Promise<AppWithSecrets> {
-  const res = await fetch(`${gateway!.url}/admin/apps`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name, webhook_url: receiver.url }),
-  });
-  assert.equal(res.status, 201);
-  return (await res.json()) as AppWithSecrets;
-}
+const harness = gatewayProcessHarness({ DELIVERY_TIMEOUT_MS: '1000' });
 
 async function delivery(appId: string): Promise<string> {
-  const e = await enqueueEvent(pool, {
+  const e = await enqueueEvent(harness.pool, {
     appId,
     paymentId: null,
     eventType: 'payment.succeeded',
@@ -65,9 +25,10 @@ async function delivery(appId: string): Promise<string> {
 }
 
 test('an unreadable webhook secret: the attempt fails without a request and is retried (not dead: another instance may hold the right key), with a plain error and no secret in the logs; the process lives on and delivers the rest', async () => {
-  gateway = await spawnGateway(env(db.url));
-  const broken = await createApp('secret-unreadable');
-  const fine = await createApp('secret-fine');
+  const { pool, receiver } = harness;
+  const gateway = await harness.startGateway();
+  const broken = await harness.createApp(gateway, 'secret-unreadable');
+  const fine = await harness.createApp(gateway, 'secret-fine');
   receiver.secret = fine.webhook_secret;
   // The sealed secret's ciphertext damaged: its authentication tag no longer matches.
   await pool.query(

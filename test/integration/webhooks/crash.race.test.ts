@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { after, before, test } from 'node:test';
-import pg from 'pg';
-import type { AppWithSecrets } from '../../helpers/contract.js';
+import { test } from 'node:test';
 import { eventually } from '../../helpers/eventually.js';
-import { createTestDatabase } from '../../helpers/db.js';
+import { gatewayProcessHarness } from '../../helpers/gatewayProcess.js';
 import { signedFetch } from '../../helpers/http.js';
 import { idrNotification, idrTestServerKey, postWebhook } from '../../helpers/idrNotify.js';
-import { kill, spawnGateway, type GatewayProcess } from '../../helpers/process.js';
-import { Receiver } from '../../helpers/receiver.js';
 
 // A real gateway process is SIGKILLed while it finalizes payments and delivers their
 // webhooks. After a restart every finalized payment is delivered at least once and none
@@ -18,48 +13,18 @@ import { Receiver } from '../../helpers/receiver.js';
 // status API; the test then plays the provider's deliveries and redeliveries itself.
 
 const N = 300;
-const masterKeyHex = randomBytes(32).toString('hex');
-const env = (databaseUrl: string) => ({
-  DATABASE_URL: databaseUrl,
-  ADMIN_TOKEN: 'crash-test-admin-token-0123456789',
-  MASTER_KEY: masterKeyHex,
+const harness = gatewayProcessHarness({
   DELIVERY_TIMEOUT_MS: '1000',
   DELIVERY_BASE_DELAY_MS: '100',
   DELIVERY_MAX_DELAY_MS: '500',
 });
 
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
-let pool: pg.Pool;
-let receiver: Receiver;
-let gateway: GatewayProcess | undefined;
-
-before(async () => {
-  db = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: db.url, max: 4 });
-  receiver = new Receiver();
+test('SIGKILL mid-finalization and mid-delivery loses nothing and finalizes nothing twice', async () => {
+  const { pool, receiver } = harness;
   // A slow receiver keeps deliveries in flight when the kill comes.
   receiver.behaviour = () => ({ status: 200, delayMs: 30 });
-  await receiver.start();
-});
-after(async () => {
-  if (gateway) await kill(gateway, 'SIGKILL');
-  await receiver?.stop();
-  await pool?.end();
-  await db?.drop();
-});
-
-test('SIGKILL mid-finalization and mid-delivery loses nothing and finalizes nothing twice', async () => {
-  gateway = await spawnGateway(env(db.url));
-  const appRes = await fetch(`${gateway.url}/admin/apps`, {
-    method: 'POST',
-    headers: {
-      authorization: 'Bearer crash-test-admin-token-0123456789',
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ name: 'crash', webhook_url: receiver.url }),
-  });
-  assert.equal(appRes.status, 201);
-  const app = (await appRes.json()) as AppWithSecrets;
+  const gateway = await harness.startGateway();
+  const app = await harness.createApp(gateway, 'crash');
   receiver.secret = app.webhook_secret;
 
   const ids: string[] = [];
@@ -93,7 +58,7 @@ test('SIGKILL mid-finalization and mid-delivery loses nothing and finalizes noth
     `SELECT count(*)::int AS n FROM payments WHERE status = 'succeeded'`,
   );
   assert.equal(settled.rows[0]?.n, 0, 'no payment is finalized before its notification');
-  const key = idrTestServerKey(Buffer.from(masterKeyHex, 'hex'));
+  const key = idrTestServerKey(Buffer.from(harness.masterKeyHex, 'hex'));
   const bodyFor = (i: number) =>
     idrNotification(key, {
       orderId: ids[i] as string,
@@ -105,19 +70,18 @@ test('SIGKILL mid-finalization and mid-delivery loses nothing and finalizes noth
   const acknowledged = new Set<string>();
   let next = 0;
   let killed = false;
-  const target = gateway;
   const sender = async () => {
     while (next < N && !killed) {
       const i = next++;
       try {
-        const r = await postWebhook(target.url, 'idr_psp', bodyFor(i));
+        const r = await postWebhook(gateway.url, 'idr_psp', bodyFor(i));
         if (r.status === 200) acknowledged.add(ids[i] as string);
       } catch {
         // connection died with the process: the provider will redeliver
       }
       if (acknowledged.size >= N / 3 && !killed) {
         killed = true;
-        await kill(target, 'SIGKILL');
+        await harness.killGateway(gateway, 'SIGKILL');
       }
     }
   };
@@ -139,9 +103,9 @@ test('SIGKILL mid-finalization and mid-delivery loses nothing and finalizes noth
   );
 
   // Restart; the provider redelivers everything it has not seen acknowledged, and some it has.
-  gateway = await spawnGateway(env(db.url));
+  const restarted = await harness.startGateway();
   for (let i = 0; i < N; i++) {
-    const r = await postWebhook(gateway.url, 'idr_psp', bodyFor(i));
+    const r = await postWebhook(restarted.url, 'idr_psp', bodyFor(i));
     assert.equal(r.status, 200);
     const wasAcked = acknowledged.has(ids[i] as string);
     if (wasAcked) assert.equal(r.text, '{"acknowledged":true,"action":"already_finalized"}');
