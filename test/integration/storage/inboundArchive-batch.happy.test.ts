@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { archiveInbound, recordInboundOutcome } from '../../../src/db/inbound.js';
 import { unpackBody } from '../../../src/db/inboundBody.js';
 import { appPlansDatabase } from '../../helpers/plans.js';
+import { statementSizes } from '../../helpers/statements.js';
 
 // Webhooks archived together share one statement (issue 28): each request is answered with
 // its own row's id and the payment its own body names, whatever order the rows were
@@ -27,13 +28,7 @@ const bodyOf = (n: number) =>
   );
 
 test('concurrent archives share a statement, each answered with its own row and payment', async (t) => {
-  // Statements PostgreSQL ran for inbound_events inserts, and the rows each one inserted.
-  await db.pool.query(`CREATE TABLE archive_statements (rows int)`);
-  await db.pool.query(`CREATE FUNCTION note_archive_statement() RETURNS trigger AS $$
-      BEGIN INSERT INTO archive_statements SELECT count(*) FROM added; RETURN NULL; END $$
-    LANGUAGE plpgsql`);
-  await db.pool.query(`CREATE TRIGGER note_archive AFTER INSERT ON inbound_events
-    REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION note_archive_statement()`);
+  const archives = await statementSizes(db.pool, 'inbound_events', 'INSERT');
 
   // 24 webhooks at once: 20 naming a payment (one of them twice), 3 naming none, one unknown.
   const hints: (string | null)[] = [
@@ -90,8 +85,7 @@ test('concurrent archives share a statement, each answered with its own row and 
     }
   }
 
-  const statements = await db.pool.query<{ rows: number }>(`SELECT rows FROM archive_statements`);
-  const sizes = statements.rows.map((s) => s.rows);
+  const sizes = await archives.sizes();
   assert.equal(
     sizes.reduce((a, b) => a + b, 0),
     hints.length,
@@ -120,12 +114,7 @@ test('a payment read that fails costs no archive: the body is kept, the payment 
 });
 
 test('outcomes recorded together share a statement, each written to its own row only', async (t) => {
-  await db.pool.query(`CREATE TABLE outcome_statements (rows int)`);
-  await db.pool.query(`CREATE FUNCTION note_outcome_statement() RETURNS trigger AS $$
-      BEGIN INSERT INTO outcome_statements SELECT count(*) FROM changed; RETURN NULL; END $$
-    LANGUAGE plpgsql`);
-  await db.pool.query(`CREATE TRIGGER note_outcome AFTER UPDATE ON inbound_events
-    REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION note_outcome_statement()`);
+  const outcomes = await statementSizes(db.pool, 'inbound_events', 'UPDATE');
   const archived = await Promise.all(
     Array.from({ length: 21 }, (_, i) =>
       archiveInbound(db.pool, 'idr_psp', {}, bodyOf(100 + i), 65_536, null),
@@ -172,9 +161,7 @@ test('outcomes recorded together share a statement, each written to its own row 
     [untouched?.outcome, untouched?.signature_valid, untouched?.event_type],
     ['received', false, null],
   );
-  const sizes = (
-    await db.pool.query<{ rows: number }>(`SELECT rows FROM outcome_statements`)
-  ).rows.map((s) => s.rows);
+  const sizes = await outcomes.sizes();
   t.diagnostic(`rows per outcome statement: ${sizes.join(', ')}`);
   assert.equal(
     sizes.reduce((a, b) => a + b, 0),

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { rememberTransmission } from '../../../src/db/transmissions.js';
 import { appPlansDatabase } from '../../helpers/plans.js';
+import { statementSizes } from '../../helpers/statements.js';
 
 // A provider's transmission ids (card_psp's webhook-id, wallet_psp's PAYPAL-TRANSMISSION-ID)
 // are remembered with their body's hash: the same id with another body is a replay over an
@@ -13,12 +14,7 @@ const db = appPlansDatabase(4);
 const sha = (s: string) => createHash('sha256').update(s).digest();
 
 test('remembered together, each answered for its own id and body', async (t) => {
-  await db.pool.query(`CREATE TABLE remember_statements (rows int)`);
-  await db.pool.query(`CREATE FUNCTION note_remember_statement() RETURNS trigger AS $$
-      BEGIN INSERT INTO remember_statements SELECT count(*) FROM added; RETURN NULL; END $$
-    LANGUAGE plpgsql`);
-  await db.pool.query(`CREATE TRIGGER note_remember AFTER INSERT ON provider_transmissions
-    REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION note_remember_statement()`);
+  const remembered = await statementSizes(db.pool, 'provider_transmissions', 'INSERT');
   // Seen before: tx-known with body "known".
   assert.equal(await rememberTransmission(db.pool, 'wallet_psp', 'tx-known', sha('known')), 'new');
 
@@ -37,9 +33,7 @@ test('remembered together, each answered for its own id and body', async (t) => 
     `SELECT count(*) AS n FROM provider_transmissions`,
   );
   assert.equal(Number(rows.rows[0]?.n), 14);
-  const sizes = (
-    await db.pool.query<{ rows: number }>(`SELECT rows FROM remember_statements`)
-  ).rows.map((r) => r.rows);
+  const sizes = await remembered.sizes();
   t.diagnostic(`transmissions per statement: ${sizes.join(', ')}`);
   assert.ok(Math.max(...sizes) > 1, 'deliveries verified together shared a statement');
 });
