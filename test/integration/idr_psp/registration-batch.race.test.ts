@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { sql } from '../../helpers/core.js';
+import { whileWritesHeld } from '../../helpers/statements.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { idrTestServerKey } from '../../helpers/idrNotify.js';
 import {
@@ -92,10 +93,13 @@ async function largestRegistration(): Promise<number> {
 test('concurrent Core API charges and Snap registrations are each stored once, with their references', async (t) => {
   const charges = Array.from({ length: 30 }, orderId);
   const snaps = Array.from({ length: 30 }, orderId);
-  const [charged, created] = await Promise.all([
-    Promise.all(charges.map((id) => charge(id))),
-    Promise.all(snaps.map((id) => snapCreate(id))),
-  ]);
+  const all = await whileWritesHeld(gw.databaseUrl, 'paygate_sim.sim_objects', () =>
+    Promise.all([
+      Promise.all(charges.map((id) => charge(id))),
+      Promise.all(snaps.map((id) => snapCreate(id))),
+    ]),
+  );
+  const [charged, created] = await all;
 
   charged.forEach((b, i) => {
     assertTransactionFields(b, { orderId: charges[i]!, gross: 50_000 });

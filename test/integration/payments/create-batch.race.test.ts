@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test';
 import type { AppWithSecrets } from '../../helpers/contract.js';
 import { assertError, assertStatus, paymentBody, sql } from '../../helpers/core.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
+import { whileWritesHeld } from '../../helpers/statements.js';
 
 // Concurrent creates share their statements (issue 28, db/statementBatcher.ts). A request
 // whose row PostgreSQL refuses must fail alone: the batch it was in is run again item by item,
@@ -46,11 +47,13 @@ after(async () => {
 test('among concurrent creates, the one PostgreSQL refuses answers 500 alone; the others are created once', async (t) => {
   const users = Array.from({ length: 40 }, (_, i) => (i === 17 ? 'poison' : `batch-${i}`));
   const keys = users.map(() => randomUUID());
-  const answers = await Promise.all(
-    users.map((u, i) =>
-      gw.v1(app, 'POST', '/v1/payments', paymentBody({ external_user_id: u }), {
-        'Idempotency-Key': keys[i]!,
-      }),
+  const answers = await await whileWritesHeld(gw.databaseUrl, 'payments', () =>
+    Promise.all(
+      users.map((u, i) =>
+        gw.v1(app, 'POST', '/v1/payments', paymentBody({ external_user_id: u }), {
+          'Idempotency-Key': keys[i]!,
+        }),
+      ),
     ),
   );
 
