@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { after } from 'node:test';
 import pg from 'pg';
 
 /** The server scripts/test.ts prepared (embedded, or DATABASE_URL's). */
@@ -52,5 +53,28 @@ export async function createTestDatabase(): Promise<{
     url: databaseUrl(name),
     drop: () =>
       admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
+  };
+}
+
+/**
+ * For the migration tests: each call makes a database of its own (the migrated template), a
+ * client and a one-connection pool on it; all are closed and dropped after the file's tests.
+ */
+export function migrationDatabases(): () => Promise<{ client: pg.Client; pool: pg.Pool }> {
+  const cleanup: (() => Promise<unknown>)[] = [];
+  after(async () => {
+    for (const fn of cleanup.reverse()) await fn().catch(() => undefined);
+  });
+  return async () => {
+    const db = await createTestDatabase();
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    cleanup.push(
+      () => db.drop(),
+      () => client.end(),
+      () => pool.end(),
+    );
+    return { client, pool };
   };
 }

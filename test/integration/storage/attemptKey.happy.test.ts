@@ -7,27 +7,13 @@
  * nothing, when one of those was left invalid.
  */
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import pg from 'pg';
 import { migrate } from '../../../src/db/migrate.js';
 import { enqueueEvent } from '../../../src/db/outbox.js';
-import { createTestDatabase } from '../../helpers/db.js';
+import { migrationDatabases } from '../../helpers/db.js';
 
-const cleanup: (() => Promise<void>)[] = [];
-after(async () => {
-  for (const fn of cleanup.reverse()) await fn().catch(() => undefined);
-});
-
-async function database(): Promise<{ client: pg.Client; pool: pg.Pool }> {
-  const db = await createTestDatabase();
-  const client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-  const pool = new pg.Pool({ connectionString: db.url, max: 1 });
-  cleanup.push(() => db.drop());
-  cleanup.push(() => client.end());
-  cleanup.push(() => pool.end());
-  return { client, pool };
-}
+const database = migrationDatabases();
 
 /** The index as migration 0038 left it, and 0040 not applied. */
 const BEFORE_0040 = `
