@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import pg from 'pg';
 import { PAYMENT_COLUMNS, type PaymentRow } from './payments.js';
 import type { Queryable } from './pool.js';
 import { storableText } from '../domain/storableText.js';
 import { packBody, readArchivedBody } from './inboundBody.js';
-import { StatementBatcher } from './statementBatcher.js';
+import { batchedPerPool } from './statementBatcher.js';
 
 /**
  * Headers of the connection and of content negotiation, not of the provider's message: they
@@ -87,17 +86,15 @@ export async function archiveInbound(
     truncated,
     paymentId,
   };
-  const archive = (it: ArchiveItem) =>
-    db instanceof pg.Pool ? batcherFor(db).submit(it) : archiveBatch(db, [it]).then((r) => r[0]);
   let row: ArchivedRow | undefined;
   try {
-    row = await archive(item);
+    row = await archive(db, item);
   } catch (err) {
     // Whatever made the read of payments fail (a lock wait cancelled, a timeout) must not cost
     // the archive, which comes before anything else can fail (the statement changed nothing):
     // the archive alone, and the payment is looked up later as without a hint.
     if (paymentId === null) throw err;
-    row = await archive({ ...item, paymentId: null });
+    row = await archive(db, { ...item, paymentId: null });
   }
   if (!row) throw new Error('inbound archive returned no row');
   const { archive_id: archiveId, ...payment } = row;
@@ -155,20 +152,8 @@ async function archiveBatch(db: Queryable, items: ArchiveItem[]): Promise<Archiv
  * sends many at a time under load; db/statementBatcher.ts). Every webhook is a row of its
  * own: no two items conflict, so each has a key of its own.
  */
-const batchers = new WeakMap<Queryable, StatementBatcher<ArchiveItem, ArchivedRow>>();
 let archiveSeq = 0;
-
-function batcherFor(pool: Queryable): StatementBatcher<ArchiveItem, ArchivedRow> {
-  let batcher = batchers.get(pool);
-  if (!batcher) {
-    batcher = new StatementBatcher<ArchiveItem, ArchivedRow>({
-      run: (items) => archiveBatch(pool, items),
-      key: () => String(archiveSeq++),
-    });
-    batchers.set(pool, batcher);
-  }
-  return batcher;
-}
+const archive = batchedPerPool(archiveBatch, () => String(archiveSeq++));
 
 /**
  * The updates of an archived row come within the request that archived it. inbound_events is
@@ -227,9 +212,7 @@ export async function recordInboundOutcome(
   id: number,
   o: InboundOutcome,
 ): Promise<void> {
-  const item = { id, ...o };
-  if (db instanceof pg.Pool) await outcomeBatcherFor(db).submit(item);
-  else await recordInboundOutcomes(db, [item]);
+  await recordOutcome(db, { id, ...o });
 }
 
 type OutcomeItem = InboundOutcome & { id: number };
@@ -256,22 +239,13 @@ async function recordInboundOutcomes(db: Queryable, items: OutcomeItem[]): Promi
 
 // Each archived row's outcome is recorded by its own request (a second time only after the
 // first failed): its id is the key.
-const outcomeBatchers = new WeakMap<Queryable, StatementBatcher<OutcomeItem, void>>();
-
-function outcomeBatcherFor(pool: Queryable): StatementBatcher<OutcomeItem, void> {
-  let batcher = outcomeBatchers.get(pool);
-  if (!batcher) {
-    batcher = new StatementBatcher<OutcomeItem, void>({
-      run: async (items) => {
-        await recordInboundOutcomes(pool, items);
-        return items.map(() => undefined);
-      },
-      key: (o) => String(o.id),
-    });
-    outcomeBatchers.set(pool, batcher);
-  }
-  return batcher;
-}
+const recordOutcome = batchedPerPool(
+  async (db: Queryable, items: OutcomeItem[]) => {
+    await recordInboundOutcomes(db, items);
+    return items.map(() => undefined);
+  },
+  (o) => String(o.id),
+);
 
 export interface InboundEventRow {
   id: number;

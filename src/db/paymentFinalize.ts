@@ -1,5 +1,4 @@
 /** The one statement that moves a payment out of initiated (services/payments/finalize.ts). */
-import pg from 'pg';
 import { newId } from '../domain/ids.js';
 import { storableText } from '../domain/storableText.js';
 import type { TerminalStatus } from '../domain/types.js';
@@ -9,7 +8,7 @@ import { outboxWrite } from './outbox.js';
 import type { Queryable } from './pool.js';
 import type { PackedEventBody } from './eventBody.js';
 import { STILL_INITIATED } from './payments.js';
-import { assertDistinct, StatementBatcher } from './statementBatcher.js';
+import { assertDistinct, batchedPerPool } from './statementBatcher.js';
 
 export interface Finalization {
   paymentId: string;
@@ -175,23 +174,9 @@ export async function finalizeInitiatedBatch(
  * (db/statementBatcher.ts). On a client (a transaction of the caller's) a finalization is a
  * statement of its own.
  */
-const batchers = new WeakMap<Queryable, StatementBatcher<Finalization, boolean>>();
-
-function batcherFor(pool: Queryable): StatementBatcher<Finalization, boolean> {
-  let batcher = batchers.get(pool);
-  if (!batcher) {
-    batcher = new StatementBatcher<Finalization, boolean>({
-      run: (items) => finalizeInitiatedBatch(pool, items),
-      key: (f) => f.paymentId,
-    });
-    batchers.set(pool, batcher);
-  }
-  return batcher;
-}
+const finalize = batchedPerPool(finalizeInitiatedBatch, (f) => f.paymentId);
 
 /** Moves an initiated payment to its outcome with its event; false when it was not initiated. */
 export async function finalizeInitiated(db: Queryable, f: Finalization): Promise<boolean> {
-  if (db instanceof pg.Pool) return batcherFor(db).submit(f);
-  const [done] = await finalizeInitiatedBatch(db, [f]);
-  return done === true;
+  return (await finalize(db, f)) === true;
 }

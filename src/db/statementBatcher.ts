@@ -131,3 +131,25 @@ function isStatementError(err: unknown): boolean {
 export function assertDistinct(ids: string[]): void {
   if (new Set(ids).size !== ids.length) throw new Error('one id twice in a batch statement');
 }
+
+/**
+ * A write of one kind, run through one StatementBatcher per pool (made on first use): on a
+ * pool, the items that reach it together share a statement; on a client (a transaction of
+ * the caller's, whose statements must stay in it), each item is a statement of its own.
+ * `run(db, items)` answers one result per item, in order.
+ */
+export function batchedPerPool<Db extends object, In, Out>(
+  run: (db: Db, items: In[]) => Promise<Out[]>,
+  key: (item: In) => string,
+): (db: Db, item: In) => Promise<Out> {
+  const batchers = new WeakMap<Db, StatementBatcher<In, Out>>();
+  return async (db, item) => {
+    if (!(db instanceof pg.Pool)) return (await run(db, [item]))[0] as Out;
+    let batcher = batchers.get(db);
+    if (!batcher) {
+      batcher = new StatementBatcher({ run: (items) => run(db, items), key });
+      batchers.set(db, batcher);
+    }
+    return batcher.submit(item);
+  };
+}

@@ -1,6 +1,5 @@
-import pg from 'pg';
 import type { Queryable } from './pool.js';
-import { StatementBatcher } from './statementBatcher.js';
+import { batchedPerPool } from './statementBatcher.js';
 
 export type TransmissionSeen = 'new' | 'same_body' | 'other_body';
 
@@ -23,10 +22,7 @@ export async function rememberTransmission(
   transmissionId: string,
   bodySha256: Buffer,
 ): Promise<TransmissionSeen> {
-  const item = { provider, transmissionId, bodySha256 };
-  if (db instanceof pg.Pool) return batcherFor(db).submit(item);
-  const [seen] = await rememberTransmissions(db, [item]);
-  return seen as TransmissionSeen;
+  return remember(db, { provider, transmissionId, bodySha256 });
 }
 
 // The outer SELECT does not see the CTE's own insert: `same` compares with the earlier row,
@@ -76,11 +72,11 @@ async function rememberTransmissions(
       values: [late.map((t) => t.provider), late.map((t) => t.transmissionId)],
     });
     const bodies = new Map(
-      now.rows.map((r) => [`${r.provider}\n${r.transmission_id}`, r.body_sha256]),
+      now.rows.map((r) => [transmissionKey(r.provider, r.transmission_id), r.body_sha256]),
     );
     items.forEach((t, i) => {
       if (seen[i] !== null) return;
-      const body = bodies.get(`${t.provider}\n${t.transmissionId}`);
+      const body = bodies.get(transmissionKey(t.provider, t.transmissionId));
       seen[i] = body && body.equals(t.bodySha256) ? 'same_body' : 'other_body';
     });
   }
@@ -88,16 +84,10 @@ async function rememberTransmissions(
 }
 
 // The same transmission twice never shares a statement: the later one finds the first's row.
-const batchers = new WeakMap<Queryable, StatementBatcher<Transmission, TransmissionSeen>>();
+const remember = batchedPerPool(rememberTransmissions, (t) =>
+  transmissionKey(t.provider, t.transmissionId),
+);
 
-function batcherFor(pool: Queryable): StatementBatcher<Transmission, TransmissionSeen> {
-  let batcher = batchers.get(pool);
-  if (!batcher) {
-    batcher = new StatementBatcher<Transmission, TransmissionSeen>({
-      run: (items) => rememberTransmissions(pool, items),
-      key: (t) => `${t.provider}\n${t.transmissionId}`,
-    });
-    batchers.set(pool, batcher);
-  }
-  return batcher;
+function transmissionKey(provider: string, transmissionId: string): string {
+  return `${provider}\n${transmissionId}`;
 }

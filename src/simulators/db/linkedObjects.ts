@@ -3,7 +3,7 @@
 // test-mode payment registers one, so under load the registrations that reach PostgreSQL
 // together share one statement (issue 28): a statement's fixed cost is far larger than a
 // row's.
-import { assertDistinct, StatementBatcher } from '../../db/statementBatcher.js';
+import { assertDistinct, batchedPerPool } from '../../db/statementBatcher.js';
 import type { SimObjectKey } from './objects.js';
 import type { Queryable } from './pool.js';
 
@@ -102,22 +102,11 @@ function keyText(k: SimObjectKey): string {
   return `${k.provider}\n${k.kind}\n${k.id}`;
 }
 
-// One batcher per pool: a pool's connections are what the batched statements share.
-const batchers = new WeakMap<Queryable, StatementBatcher<LinkedInsert, object | null>>();
-
-function batcherFor(db: Queryable): StatementBatcher<LinkedInsert, object | null> {
-  let b = batchers.get(db);
-  if (!b) {
-    b = new StatementBatcher({
-      run: (items) => insertLinkedSimObjects(db, items),
-      // Two registrations of one object go in two statements, and the later one finds the
-      // first's row (null), as two requests' own statements did.
-      key: (item) => keyText(item.key),
-    });
-    batchers.set(db, b);
-  }
-  return b;
-}
+// Two registrations of one object go in two statements, and the later one finds the first's
+// row (null), as two requests' own statements did.
+const insertLinked = batchedPerPool(insertLinkedSimObjects, (item: LinkedInsert) =>
+  keyText(item.key),
+);
 
 /**
  * One object and its links (insertLinkedSimObjects), sharing a statement with the other
@@ -131,5 +120,5 @@ export async function insertLinkedSimObject<T extends object>(
   links: LinkedInsert['links'],
 ): Promise<T | null> {
   // The stored data is what this item wrote: the T it was given, as jsonb returns it.
-  return (await batcherFor(db).submit({ key: k, data, links })) as T | null;
+  return (await insertLinked(db, { key: k, data, links })) as T | null;
 }
