@@ -13,7 +13,11 @@ const COLUMNS: [string, (r: Row) => unknown][] = [
   ['simulators cpu ms/op', (r) => r.simulators_cpu_ms_per_op],
   [
     'pg cpu ms/op (process)',
-    (r) => r.postgres_gateway_cpu_ms_per_op ?? r.postgres_reference_cpu_ms_per_op,
+    // A reference's row first: the gateway's idle backends may be counted in its window too.
+    (r) =>
+      r.reference_cpu_ms_per_op !== undefined
+        ? r.postgres_reference_cpu_ms_per_op
+        : r.postgres_gateway_cpu_ms_per_op,
   ],
   ['pg cpu ms/op (all)', (r) => r.postgres_cpu_ms_per_op],
   ['xacts/op', (r) => r.transactions_per_op],
@@ -38,7 +42,10 @@ function rows(name: string, result: Row): [string, Row][] {
         { ...pending, rps: (pending.inbound as Row).rps },
       ]);
     }
-    out.push(['webhook->delivery, saturated', { ...(result.saturated as Row), ...peak }]);
+    out.push([
+      'webhook->delivery, saturated',
+      { ...(result.saturated as Row), ...peak, ratio_to_reference: result.ratio_to_reference },
+    ]);
     out.push([
       'webhook->delivery, steady (p = ack to delivery)',
       {
@@ -47,6 +54,10 @@ function rows(name: string, result: Row): [string, Row][] {
         p99_ms: (result.steady as Row).ack_to_delivery_p99_ms,
       },
     ]);
+    // Results from before the reference existed have none.
+    if (result.reference) {
+      out.push(['webhook reference (Fastify + status call + pg)', result.reference as Row]);
+    }
   }
   return out;
 }

@@ -1,18 +1,51 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { simulatorEndpoint } from '../../src/providers/testMode.js';
-import { MASTER_KEY, startGatewayProcess, type BenchDatabase } from '../lib/env.js';
+import { MASTER_KEY, startGatewayProcess, startProcess, type BenchDatabase } from '../lib/env.js';
 import { cpuWindow } from '../lib/cpu.js';
-import { load } from '../lib/load.js';
+import { load, ratio } from '../lib/load.js';
 import { createApp, seedPayments, settleAtProvider } from '../lib/seed.js';
 import type { BenchSettings } from '../run.js';
 
 // BENCH_WEBHOOK_EVENTS: notifications in all (half saturated, half at a steady rate).
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 30_000);
+/** Notifications that warm the reference up (JIT, pool connections) before it is measured. */
+const REFERENCE_WARMUP = 500;
 
 function percentile(sorted: number[], p: number): number {
   return Math.round((sorted[Math.floor((sorted.length - 1) * p)] ?? 0) * 10) / 10;
+}
+
+/** Where notifications go, and the processes whose CPU counts for them. */
+interface Target {
+  url: string;
+  processes: Parameters<typeof cpuWindow>[1];
+}
+
+/**
+ * The reference's own copy of its payments (bench/reference/webhook-server.ts): the seeded
+ * rows it finalizes, with the amounts the simulator settled them for.
+ */
+async function seedReferenceTable(databaseUrl: string, ids: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      `CREATE TABLE bench_ref_webhook (id text PRIMARY KEY, status text NOT NULL,
+         amount_minor bigint NOT NULL, currency text NOT NULL, metadata jsonb NOT NULL,
+         provider_ref text, finalized_at timestamptz, delivery_attempts integer NOT NULL DEFAULT 0,
+         delivery_status integer, delivered_at timestamptz)`,
+    );
+    await client.query(
+      `INSERT INTO bench_ref_webhook (id, status, amount_minor, currency, metadata)
+       SELECT id, status, amount_minor, currency, metadata FROM payments WHERE id = ANY($1)`,
+      [ids],
+    );
+  } finally {
+    await client.end();
+  }
 }
 
 /**
@@ -20,6 +53,13 @@ function percentile(sorted: number[], p: number): number {
  * payments as fast as the gateway takes them; a local receiver notes when each delivery
  * arrives. Reports events per second from the first notification to the last delivery, and
  * the time from the gateway's acknowledgment to the delivery's arrival.
+ *
+ * The reference, measured in the same run right after the saturated phase and under the same
+ * load (connections, number of events, payments the simulator holds as settled), is
+ * bench/reference/webhook-server.ts: the floor of this exchange in Node, with the signature
+ * check, the status call to the same simulators, one synchronously committed row update, the
+ * answer, and one signed delivery to the same receiver with its attempt recorded.
+ * ratio_to_reference is the gateway's saturated events per second over the reference's.
  */
 export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings) {
   const arrivals = new Map<string, number>();
@@ -38,10 +78,21 @@ export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings
 
   const gw = await startGatewayProcess(db.url);
   const app = await createApp(gw.url, { webhook_url: receiverUrl });
-  const ids = await seedPayments(db.url, app.app_id, EVENTS, true);
-  // The gateway confirms each notification with the provider's status API: the provider
-  // must have seen each payment paid.
-  await settleAtProvider(db.url, ids);
+  // The gateway's payments, then the reference's (as many as the saturated phase, and its
+  // warm-up): rows of the gateway's table too (settleAtProvider reads them there), which the
+  // gateway is never notified of.
+  const seeded = await seedPayments(
+    db.url,
+    app.app_id,
+    EVENTS + EVENTS / 2 + REFERENCE_WARMUP,
+    true,
+  );
+  const ids = seeded.slice(0, EVENTS);
+  const refIds = seeded.slice(EVENTS);
+  // The gateway and the reference confirm each notification with the provider's status
+  // API: the provider must have seen each payment paid.
+  await settleAtProvider(db.url, seeded);
+  await seedReferenceTable(db.url, refIds);
   const serverKey = simulatorEndpoint('idr_psp', Buffer.from(MASTER_KEY, 'hex'), '').credentials
     .serverKey as string;
   const body = (id: string, status = 'settlement') => {
@@ -61,18 +112,25 @@ export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings
     });
   };
 
-  /** Sends one notification per id (at most `rate` per second when given) and waits for every delivery. */
-  const drive = async (batch: string[], rate?: number) => {
-    const acks = new Map<string, number>();
-    let next = 0;
-    const cpu = await cpuWindow(db.url, {
+  const gateway: Target = {
+    url: gw.url,
+    processes: {
       gateway: gw.pid,
       simulators: gw.simulators?.pid,
       load_generator_and_receiver: 'self',
-    });
+    },
+  };
+  /**
+   * Sends one notification per id to the target (at most `rate` per second when given) and
+   * waits for every delivery; CPU is counted for the target's processes.
+   */
+  const drive = async (target: Target, batch: string[], rate?: number) => {
+    const acks = new Map<string, number>();
+    let next = 0;
+    const cpu = await cpuWindow(db.url, target.processes);
     const started = performance.now();
     const inbound = await load({
-      url: gw.url,
+      url: target.url,
       connections: s.connections,
       amount: batch.length,
       ...(rate ? { overallRate: rate } : {}),
@@ -148,24 +206,65 @@ export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings
     return { events: batch.length, acknowledged, inbound, ...(await cpu.end(acknowledged)) };
   };
 
+  /**
+   * The reference (bench/reference/webhook-server.ts) on the reference's own payments: warmed
+   * up, then as many notifications as the gateway's saturated phase. Its CPU is its process's,
+   * its PostgreSQL backends' (application_name reference) and the simulators' it calls.
+   */
+  const measureReference = async () => {
+    const ref = await startProcess(
+      ['bench/reference/webhook-server.ts'],
+      {
+        DATABASE_URL: db.url,
+        // The simulators of their own process, else the ones mounted in the gateway.
+        REF_PROVIDER_URL: `${gw.simulators?.url ?? gw.url}/sim/idr_psp`,
+        REF_SERVER_KEY: serverKey,
+        REF_WEBHOOK_URL: receiverUrl,
+        REF_WEBHOOK_SECRET: app.webhook_secret,
+      },
+      '/ready',
+    );
+    try {
+      const target: Target = {
+        url: ref.url,
+        processes: {
+          reference: ref.pid,
+          // Mounted simulators: the gateway's process, idle but for them.
+          simulators: gw.simulators?.pid ?? gw.pid,
+          load_generator_and_receiver: 'self',
+        },
+      };
+      await drive(target, refIds.slice(EVENTS / 2));
+      const measured = await drive(target, refIds.slice(0, EVENTS / 2));
+      return { ...measured, peak_rss_mib: ref.peakRssMiB() };
+    } finally {
+      await ref.stop();
+    }
+  };
+
   // The provider's first notification of each payment (idr_psp: pending, sent when the
   // transaction is registered): nothing to change, nothing to deliver; the archive and its
   // recorded outcome are the whole of it. As fast as the gateway takes them.
   const pending = await notifyPending(ids.slice(0, EVENTS / 2));
   // Saturation: as fast as the gateway takes them, to the last delivery.
-  const saturated = await drive(ids.slice(0, EVENTS / 2));
+  const saturated = await drive(gateway, ids.slice(0, EVENTS / 2));
+  // The reference right after, under the same load, against the same simulators and
+  // receiver (the gateway stays up, idle, for its simulators).
+  const reference = await measureReference();
   // Latency at a steady offered rate below saturation (a provider does not send in bursts
   // of tens of thousands): 70 % of the sustained rate.
   const rate = Math.max(1, Math.round(saturated.events_per_s * 0.7));
-  const steady = await drive(ids.slice(EVENTS / 2), rate);
+  const steady = await drive(gateway, ids.slice(EVENTS / 2), rate);
   const rss = gw.peakRssMiB();
   await gw.stop();
   receiver.close();
   return {
     connections: s.connections,
     events_per_s_sustained: saturated.events_per_s,
+    ratio_to_reference: ratio(saturated.events_per_s, reference.events_per_s),
     pending,
     saturated,
+    reference,
     steady: { offered_per_s: rate, ...steady },
     peak_rss_mib: rss,
   };
