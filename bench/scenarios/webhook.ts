@@ -11,8 +11,13 @@ import type { BenchSettings } from '../run.js';
 
 // BENCH_WEBHOOK_EVENTS: notifications in all (half saturated, half at a steady rate).
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 30_000);
-/** Notifications that warm the reference up (JIT, pool connections) before it is measured. */
-const REFERENCE_WARMUP = 500;
+/**
+ * Settlement notifications that warm the gateway and the reference up (JIT, pools, kept-alive
+ * sockets) before each is measured: both are measured warm, as a server runs.
+ */
+const WARMUP = 500;
+// BENCH_WEBHOOK_RATE: the steady phase's offered rate per second (default 70 % of saturation).
+const STEADY_RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 0);
 
 function percentile(sorted: number[], p: number): number {
   return Math.round((sorted[Math.floor((sorted.length - 1) * p)] ?? 0) * 10) / 10;
@@ -78,17 +83,18 @@ export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings
 
   const gw = await startGatewayProcess(db.url);
   const app = await createApp(gw.url, { webhook_url: receiverUrl });
-  // The gateway's payments, then the reference's (as many as the saturated phase, and its
-  // warm-up): rows of the gateway's table too (settleAtProvider reads them there), which the
-  // gateway is never notified of.
+  // The gateway's payments, its warm-up's, then the reference's (as many as the saturated
+  // phase, and its warm-up): rows of the gateway's table too (settleAtProvider reads them
+  // there), which the gateway is never notified of.
   const seeded = await seedPayments(
     db.url,
     app.app_id,
-    EVENTS + EVENTS / 2 + REFERENCE_WARMUP,
+    EVENTS + WARMUP + EVENTS / 2 + WARMUP,
     true,
   );
   const ids = seeded.slice(0, EVENTS);
-  const refIds = seeded.slice(EVENTS);
+  const warmupIds = seeded.slice(EVENTS, EVENTS + WARMUP);
+  const refIds = seeded.slice(EVENTS + WARMUP);
   // The gateway and the reference confirm each notification with the provider's status
   // API: the provider must have seen each payment paid.
   await settleAtProvider(db.url, seeded);
@@ -246,6 +252,9 @@ export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings
   // transaction is registered): nothing to change, nothing to deliver; the archive and its
   // recorded outcome are the whole of it. As fast as the gateway takes them.
   const pending = await notifyPending(ids.slice(0, EVENTS / 2));
+  // The settlement path warmed up (the pending phase did not reach the provider's status
+  // API, the finalization or the delivery), as the reference is before it is measured.
+  await drive(gateway, warmupIds);
   // Saturation: as fast as the gateway takes them, to the last delivery.
   const saturated = await drive(gateway, ids.slice(0, EVENTS / 2));
   // The reference right after, under the same load, against the same simulators and
@@ -253,7 +262,7 @@ export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings
   const reference = await measureReference();
   // Latency at a steady offered rate below saturation (a provider does not send in bursts
   // of tens of thousands): 70 % of the sustained rate.
-  const rate = Math.max(1, Math.round(saturated.events_per_s * 0.7));
+  const rate = STEADY_RATE || Math.max(1, Math.round(saturated.events_per_s * 0.7));
   const steady = await drive(gateway, ids.slice(EVENTS / 2), rate);
   const rss = gw.peakRssMiB();
   await gw.stop();
