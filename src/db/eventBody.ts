@@ -15,6 +15,7 @@
  * use it: other samples would be a new codec number beside this one.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { outputChunkFor } from './zlibChunk.js';
 
 export const EVENT_BODY_RAW = 0;
 export const EVENT_BODY_DEFLATED_V1 = 1;
@@ -63,7 +64,11 @@ export function packEventBody(eventType: string, body: string): PackedEventBody 
   const raw = Buffer.from(body, 'utf8');
   const dictionary = dictionaryOf(eventType);
   if (dictionary && raw.length >= 64) {
-    const packed = deflateRawSync(raw, { ...DEFLATE, dictionary });
+    const packed = deflateRawSync(raw, {
+      ...DEFLATE,
+      dictionary,
+      chunkSize: outputChunkFor(raw.length),
+    });
     if (packed.length < raw.length) {
       return { codec: EVENT_BODY_DEFLATED_V1, size: raw.length, bytes: packed };
     }
@@ -100,7 +105,12 @@ export function unpackEventBody(s: StoredEventBody): string {
     }
     // One byte past the recorded size is enough to tell a longer body, never a huge buffer.
     const maxOutputLength = size === null ? undefined : size + 1;
-    raw = inflateRawSync(bytes, { windowBits: 15, dictionary, maxOutputLength });
+    raw = inflateRawSync(bytes, {
+      windowBits: 15,
+      dictionary,
+      maxOutputLength,
+      ...(maxOutputLength === undefined ? {} : { chunkSize: outputChunkFor(maxOutputLength) }),
+    });
   }
   if (size !== null && raw.length !== size) {
     throw new Error(`event body is ${raw.length} bytes, ${size} were recorded`);

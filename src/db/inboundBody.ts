@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { outputChunkFor } from './zlibChunk.js';
 
 export const BODY_DEFLATED_V1 = 1;
 
@@ -68,7 +69,11 @@ const DEFLATE = { windowBits: 12, memLevel: 4 };
 export function packBody(provider: string, body: Buffer): { bytes: Buffer; codec: number | null } {
   const dictionary = DICTIONARIES_V1[provider];
   if (!dictionary || body.length < 64) return { bytes: body, codec: null };
-  const packed = deflateRawSync(body, { ...DEFLATE, dictionary });
+  const packed = deflateRawSync(body, {
+    ...DEFLATE,
+    dictionary,
+    chunkSize: outputChunkFor(body.length),
+  });
   return packed.length < body.length
     ? { bytes: packed, codec: BODY_DEFLATED_V1 }
     : { bytes: body, codec: null };
