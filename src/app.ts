@@ -7,7 +7,13 @@ import { checkMasterKey } from './auth/masterKeyCheck.js';
 import { Listener } from './db/listener.js';
 import { checkDatabaseReachable, parseDatabaseUrl, PrimaryLocator } from './db/connection.js';
 import { createPool, type Pool } from './db/pool.js';
-import { createGateway, EXPORT_POOL_SIZE, setBoundPort, type Gateway } from './gateway.js';
+import {
+  createGateway,
+  DELIVERY_POOL_SIZE,
+  EXPORT_POOL_SIZE,
+  setBoundPort,
+  type Gateway,
+} from './gateway.js';
 import { buildHttpServer, type HttpServer } from './http/server.js';
 import type { Logger } from './logger.js';
 import { createSimulators, type Simulators } from './simulators/index.js';
@@ -70,10 +76,11 @@ export async function startGateway(
   const durablePool = createPool(locator, 10, true);
   // CSV exports hold a connection while a reader reads: never the main pool's (gateway.ts).
   const exportPool = createPool(locator, EXPORT_POOL_SIZE);
+  const deliveryPool = createPool(locator, DELIVERY_POOL_SIZE, false, { genericPlans: true });
   const listener = new Listener(direct, log);
   const gw = createGateway(
     config,
-    { pool, durablePool, exportPool },
+    { pool, durablePool, exportPool, deliveryPool },
     log,
     listener,
     opts.webhookNetwork,
@@ -118,6 +125,7 @@ export async function startGateway(
     await pool.end().catch(() => undefined);
     await durablePool.end().catch(() => undefined);
     await exportPool.end().catch(() => undefined);
+    await deliveryPool.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
     throw err;
   }
@@ -137,6 +145,7 @@ export async function startGateway(
         await pool.end();
         await durablePool.end();
         await exportPool.end();
+        await deliveryPool.end();
         await embedded?.stop();
       })();
       return stopping;

@@ -73,9 +73,11 @@ const locator = new PrimaryLocator(parseDatabaseUrl(config.databaseUrl), log);
 const pool = readOnly(createPool(locator, 20));
 const durablePool = readOnly(createPool(locator, 10, true));
 const exportPool = readOnly(createPool(locator, EXPORT_POOL_SIZE));
+// No workers run here: the delivery worker's pool is never used.
+const deliveryPool = readOnly(createPool(locator, 1));
 const gw = createGateway(
   config,
-  { pool, durablePool, exportPool },
+  { pool, durablePool, exportPool, deliveryPool },
   log,
   new Listener(locator, log),
 );

@@ -44,17 +44,22 @@ export interface ClaimedDelivery {
 }
 
 /**
- * A target is an endpoint, or an app's default endpoint: at most $3 of its deliveries are in
- * flight across every instance, so a slow receiver holds $3 worker slots and never all of
- * them (docs/api.md#delivery-and-retries). Saturated targets are skipped in the scan; a
- * batch takes at most what each target has left, and rows locked beyond that are released
- * unchanged at the end of the statement.
+ * A target is an endpoint, or an app's default endpoint: at most `perTarget` of its
+ * deliveries are in flight across every instance, so a slow receiver holds that many worker
+ * slots and never all of them (docs/api.md#delivery-and-retries). Saturated targets are
+ * skipped in the scan; a batch takes at most what each target has left, and rows locked
+ * beyond that are released unchanged at the end of the statement.
+ *
+ * `limit` is written into the text, not a parameter: the delivery worker's connection plans
+ * these statements once, generically (claimStatements), and a generic plan of `LIMIT $n`
+ * assumes a tenth of the due rows, which during a backlog of a million pending deliveries
+ * could prefer reading them all and sorting to the due index's first rows.
  */
 function claimSql(
-  limit: string,
+  limit: number,
   leaseMs: string,
   perTarget: string,
-  /** Deliveries recorded by the same statement: not due here (see RECORD_CLAIM_SQL). */
+  /** Deliveries recorded by the same statement: not due here (see claimStatements). */
   recorded?: string,
   /** Deliveries whose current claim the same statement records: not busy here. */
   freed?: string,
@@ -101,15 +106,13 @@ RETURNING d.id, d.attempts, d.event_id, d.app_id, d.endpoint_id, e.event_type, e
   set_config('synchronous_commit', 'on', true) AS durable`;
 }
 
-const CLAIM_SQL = `WITH ${claimSql('$1', '$2', '$3')}`;
-
 /**
  * Claims up to \`limit\` due deliveries for one attempt each under a lease of \`leaseMs\`,
  * at most \`perTarget\` in flight per endpoint: SKIP LOCKED keeps instances apart, and a
  * worker that dies loses its claim with the lease.
  *
  * With \`recorded\`, the same statement first records those finished attempts, as
- * recordDeliveryAttempts does (RECORD_CLAIM_SQL): one round trip and one commit for both.
+ * recordDeliveryAttempts does (claimStatements): one round trip and one commit for both.
  * Recording them later than their answers changes nothing that could be lost: until that
  * commit each delivery is pending under its lease, and sent again once the lease runs out.
  *
@@ -128,14 +131,15 @@ export async function claimDueDeliveries(
   perTarget: number,
   recorded: readonly DeliveryAttempt[] = [],
 ): Promise<ClaimedDelivery[]> {
+  const sql = claimStatements(limit);
   const rows = (
     await db.query<ClaimedDelivery & StoredEventBody>(
       recorded.length === 0
-        ? { name: 'deliveries_claim', text: CLAIM_SQL, values: [limit, leaseMs, perTarget] }
+        ? { name: `deliveries_claim_${limit}`, text: sql.claim, values: [leaseMs, perTarget] }
         : {
-            name: 'deliveries_record_claim',
-            text: RECORD_CLAIM_SQL,
-            values: [...attemptColumns(recorded), limit, leaseMs, perTarget],
+            name: `deliveries_record_claim_${limit}`,
+            text: sql.recordClaim,
+            values: [...attemptColumns(recorded), leaseMs, perTarget],
           },
     )
   ).rows;
@@ -239,17 +243,35 @@ WHERE ep.id = l.endpoint_id
     ELSE ep.failing_since IS NULL OR l.any_ok END)`;
 const RECORD_SQL = `WITH ${RECORD_CTES}${RECORD_FAILING}`;
 
+/** A claim's statements, alone and after a batch of records, per limit (made once each). */
+const claimTexts = new Map<number, { claim: string; recordClaim: string }>();
+
 /**
- * A batch of finished attempts recorded and the next claim made by one statement, one
- * commit ($1-$9 the attempts as in RECORD_SQL, $10-$12 the claim's limit, lease and cap).
- * Every part of one statement sees the same snapshot, so the recorded deliveries still look
- * leased to the claim's part: those whose current claim the statement records are left out
- * of its count of busy deliveries per target (their attempts are over; a stale attempt's
- * delivery is still busy under the claim that superseded it), and every delivery of the
- * batch is left out of what it may take (a row is updated once per statement).
+ * The claim alone ($1, $2 the lease and the cap) and, for a batch of finished attempts
+ * recorded and the next claim made by one statement, one commit, the record-and-claim ($1-$9
+ * the attempts as in RECORD_SQL, $10, $11 the lease and the cap). Every part of one statement
+ * sees the same snapshot, so the recorded deliveries still look leased to the claim's part:
+ * those whose current claim the statement records are left out of its count of busy
+ * deliveries per target (their attempts are over; a stale attempt's delivery is still busy
+ * under the claim that superseded it), and every delivery of the batch is left out of what
+ * it may take (a row is updated once per statement). A worker claims at most its free slots,
+ * so a process prepares a few dozen of these at most.
  */
-const RECORD_CLAIM_SQL = `WITH ${RECORD_CTES},
-failing AS (${RECORD_FAILING}),${claimSql('$10', '$11', '$12', '$1::text[]', '(SELECT id FROM lk WHERE open_claim)')}`;
+function claimStatements(limit: number): { claim: string; recordClaim: string } {
+  if (!Number.isSafeInteger(limit) || limit < 0 || limit > 10_000) {
+    throw new RangeError(`claim limit ${limit}`);
+  }
+  let sql = claimTexts.get(limit);
+  if (!sql) {
+    sql = {
+      claim: `WITH ${claimSql(limit, '$1', '$2')}`,
+      recordClaim: `WITH ${RECORD_CTES},
+failing AS (${RECORD_FAILING}),${claimSql(limit, '$10', '$11', '$1::text[]', '(SELECT id FROM lk WHERE open_claim)')}`,
+    };
+    claimTexts.set(limit, sql);
+  }
+  return sql;
+}
 
 export interface DeliveryAttempt {
   deliveryId: string;

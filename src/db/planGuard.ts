@@ -30,6 +30,9 @@ export const HOT_TABLES = [
   'deliveries',
   'provider_transmissions',
   'ledger_entries',
+  // Read by the delivery worker's claims and records, which its connection plans once,
+  // generically (gateway.ts deliveryPool): an app may add endpoints by the thousand.
+  'webhook_endpoints',
   // Read beside every row of the admin payment list (its refund): left unanalysed, the
   // planner guessed thousands of refunds a payment, and the list's cost passed jit_above_cost,
   // 1.4 s of JIT compilation on a 24 ms statement at ten million payments

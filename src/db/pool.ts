@@ -36,11 +36,16 @@ export function createPool(
   connection: string | PrimaryLocator,
   max = 20,
   synchronousCommit = false,
+  { genericPlans = false }: { genericPlans?: boolean } = {},
 ): pg.Pool {
   const locator = locatorFor(connection);
-  const session = locator.target.transactionPooling
-    ? {}
-    : { options: `-c synchronous_commit=${synchronousCommit ? 'on' : 'off'}` };
+  // genericPlans: each named statement is planned once per connection, for the statements
+  // whose planning costs more than their execution (the delivery worker's claims).
+  const settings = [
+    `-c synchronous_commit=${synchronousCommit ? 'on' : 'off'}`,
+    ...(genericPlans ? ['-c plan_cache_mode=force_generic_plan'] : []),
+  ];
+  const session = locator.target.transactionPooling ? {} : { options: settings.join(' ') };
   const pool = new pg.Pool({
     max,
     idleTimeoutMillis: 30_000,

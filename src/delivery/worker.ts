@@ -19,12 +19,12 @@ export const RECORD_LINGER_MS = 20;
 /** What the worker takes from the process. */
 export interface DeliveryWorkerDeps {
   /**
-   * Commits asynchronously (db/pool.ts). The claims run on it: a claim that takes deliveries
-   * turns synchronous commit on for itself, so its commit is their durability barrier
-   * (db/deliveries.ts claimDueDeliveries, docs/adr/0002); one that only records attempts
-   * waits for no flush.
+   * Commits asynchronously (db/pool.ts) and plans each statement once (gateway.ts). The
+   * claims run on it: a claim that takes deliveries turns synchronous commit on for itself,
+   * so its commit is their durability barrier (db/deliveries.ts claimDueDeliveries,
+   * docs/adr/0002); one that only records attempts waits for no flush.
    */
-  pool: Pool;
+  deliveryPool: Pool;
   log: { error(obj: object, msg: string): void };
   /** Wake-ups: a NOTIFY at each commit of a delivery, and a reset when LISTEN was lost. */
   listener: Pick<Listener, 'on' | 'onReset'>;
@@ -66,7 +66,7 @@ export class DeliveryWorker {
   ) {
     this.leaseMs = gw.config.delivery.timeoutMs * 2 + 5000;
     this.sender = new WebhookSender(gw.webhookNetwork);
-    this.recorder = new AttemptRecorder(gw.pool, concurrency);
+    this.recorder = new AttemptRecorder(gw.deliveryPool, concurrency);
   }
 
   start(): void {
@@ -151,7 +151,7 @@ export class DeliveryWorker {
           // took deliveries commits synchronously, and its commit flushes them. A claim that
           // fails to commit sends nothing; its rows are retried after their lease.
           claimed = await claimDueDeliveries(
-            this.gw.pool,
+            this.gw.deliveryPool,
             Math.max(free, 0),
             this.leaseMs,
             this.gw.config.endpoints.concurrency,
