@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import {
-  EVENT_BODY_DEFLATED_V1,
-  packEventBody,
-  unpackEventBody,
-} from '../../src/db/eventBody.js';
+import { EVENT_BODY_DEFLATED_V1, packEventBody, unpackEventBody } from '../../src/db/eventBody.js';
 import {
   BODY_DEFLATED_V1,
   packBody,
