@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
+import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, test } from 'node:test';
@@ -195,6 +196,51 @@ test('https: the TLS handshake goes to the checked address with the name as SNI'
       [null, 'webhook_url resolves to a private address (10.0.0.8)'],
     );
     assert.deepEqual(names, ['shop.example.com']);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test('an answer cut after its status keeps the status; a timeout inside it records none', async () => {
+  const seen: http.IncomingHttpHeaders[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push(req.headers);
+    req.resume();
+    req.on('end', () => {
+      if (req.url === '/cut') {
+        res.writeHead(201, { 'content-length': '100' }).write('abc');
+        setTimeout(() => req.socket.destroy(), 20);
+      } else if (req.url === '/stall') {
+        res.writeHead(200).write('part');
+      } else if (req.url === '/hangup') {
+        req.socket.destroy();
+      } else {
+        res.writeHead(302, { location: '/elsewhere' }).end('moved');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const send = (path: string) =>
+      sender.post(`${base}${path}`, { 'x-pay-event-id': 'evt_1' }, '{"a":"é"}', 300, false);
+    const cut = await send('/cut');
+    assert.deepEqual([cut.statusCode, cut.error, cut.responseBody], [201, null, 'abc']);
+    const stalled = await send('/stall');
+    assert.deepEqual(
+      [stalled.statusCode, stalled.error, stalled.responseBody],
+      [null, 'timeout after 300 ms', null],
+    );
+    const hungUp = await send('/hangup');
+    assert.equal(hungUp.statusCode, null);
+    assert.notEqual(hungUp.error, null);
+    // A redirect is an answer like any other: recorded, never followed.
+    const moved = await send('/moved');
+    assert.deepEqual([moved.statusCode, moved.error, moved.responseBody], [302, null, 'moved']);
+    assert.equal(seen.length, 4);
+    assert.equal(seen[3]?.['content-length'], '10');
+    assert.equal(seen[3]?.['x-pay-event-id'], 'evt_1');
   } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
