@@ -185,13 +185,9 @@ export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings
   const notifyPending = async (batch: string[]) => {
     let next = 0;
     let acknowledged = 0;
-    const cpu = await cpuWindow(db.url, {
-      gateway: gw.pid,
-      simulators: gw.simulators?.pid,
-      load_generator_and_receiver: 'self',
-    });
+    const cpu = await cpuWindow(db.url, gateway.processes);
     const inbound = await load({
-      url: gw.url,
+      url: gateway.url,
       connections: s.connections,
       amount: batch.length,
       requests: [

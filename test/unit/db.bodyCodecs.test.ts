@@ -16,7 +16,7 @@ import {
 
 const SIZES = [64, 100, 700, 4_095, 4_096, 4_097, 16_383, 16_384, 16_385, 40_000, 200_000];
 
-/** A payment event of about n bytes: compressible (repeated words) or not (random hex). */
+/** A payment event of about n bytes: compressible (repeated words) or not (random base64). */
 function eventOf(n: number, compressible: boolean): string {
   const head =
     '{"event":"payment.succeeded","payment_id":"0f1e2d3c4b5a69788796a5b4c3d2e1f0","metadata":{"note":"';
