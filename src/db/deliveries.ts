@@ -50,6 +50,10 @@ export interface ClaimedDelivery {
  * skipped in the scan; a batch takes at most what each target has left, and rows locked
  * beyond that are released unchanged at the end of the statement.
  *
+ * The picked rows are found by primary key whatever the statistics (`id = ANY`): on a young
+ * installation's small table a generic plan otherwise joined them by hash over a sequential
+ * scan of all deliveries, for every claim (test storage/plans-delivery.happy).
+ *
  * `limit` is written into the text, not a parameter: the delivery worker's connection plans
  * these statements once, generically (claimStatements), and a generic plan of `LIMIT $n`
  * assumes a tenth of the due rows, which during a backlog of a million pending deliveries
@@ -88,7 +92,8 @@ picked AS (
 UPDATE deliveries d
 SET locked_until = now() + ${leaseMs} * interval '1 millisecond', attempts = d.attempts + 1, updated_at = now()
 FROM picked, outbound_events e, apps a
-WHERE d.id = picked.id AND e.id = d.event_id AND a.id = d.app_id
+WHERE d.id = ANY(ARRAY(SELECT id FROM picked)) AND d.id = picked.id AND e.id = d.event_id
+  AND a.id = d.app_id
 RETURNING d.id, d.attempts, d.event_id, d.app_id, d.endpoint_id, e.event_type, e.body,
   e.body_codec, e.body_packed, e.body_size, a.mode,
   CASE WHEN d.endpoint_id IS NULL THEN a.webhook_url
@@ -168,7 +173,8 @@ export async function claimDueDeliveries(
 //   current claim's lease is kept, and its own record then only writes its history row and
 //   clears the lease;
 // - an attempt already recorded changes nothing and writes no second history row.
-// `lk` locks each delivery of the batch (in id order) and reads it as it is now: a row that
+// `lk` locks each delivery of the batch (in id order, found by primary key whatever the
+// statistics, as the claim's rows are) and reads it as it is now: a row that
 // another transaction is writing is waited for and read again as that one committed it
 // (READ COMMITTED), so a rewrite racing its own first write still sees it recorded.
 // A stale attempt's history row is written once by the unique index on (delivery_id,
@@ -191,6 +197,7 @@ lk AS (
         AND d.status IN ('pending', 'dead')) AS settles,
     (d.attempts = a.attempt AND d.locked_until IS NOT NULL) OR d.attempts <> a.attempt AS logs
   FROM a JOIN deliveries d ON d.id = a.id
+  WHERE d.id = ANY($1::text[])
   ORDER BY d.id
   FOR NO KEY UPDATE OF d),
 upd AS (
@@ -207,7 +214,7 @@ upd AS (
       WHEN k.verdict = 'delivered' THEN now() END,
     updated_at = now()
   FROM lk k
-  WHERE d.id = k.id AND (k.open_claim OR k.settles)),
+  WHERE d.id = ANY($1::text[]) AND d.id = k.id AND (k.open_claim OR k.settles)),
 logged AS (
   INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, outcome, response_body)
   SELECT id, attempt, started_at, duration_ms, status_code, error, verdict, response_body FROM lk
