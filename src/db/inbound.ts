@@ -109,7 +109,9 @@ export async function archiveInbound(
 // Each webhook's row takes its id from the table's own sequence first (the MATERIALIZED input
 // is computed once), so each answer is paired with its request by that id, whatever order the
 // insert returns rows in. body_digest: the body's SHA-256 as 32 bytes (migration 0038); rows
-// before it have body_sha256 in hex.
+// before it have body_sha256 in hex. The payments are found by primary key whatever the
+// statistics (`id = ANY`): on a young installation's table a batch was joined to them by hash
+// over a sequential scan.
 const ARCHIVE_BATCH_SQL = `WITH input AS MATERIALIZED (
   SELECT nextval((SELECT pg_get_serial_sequence('inbound_events', 'id'))) AS archive_id, i.*
   FROM unnest($1::text[], $2::jsonb[], $3::bytea[], $4::smallint[], $5::int[], $6::bytea[],
@@ -123,7 +125,8 @@ a AS (
     body_truncated
   FROM input ORDER BY ord)
 SELECT input.archive_id, p.* FROM input
-LEFT JOIN LATERAL (SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = input.payment_id) p ON true
+LEFT JOIN LATERAL (SELECT ${PAYMENT_COLUMNS} FROM payments
+  WHERE id = ANY($8::text[]) AND id = input.payment_id) p ON true
 ORDER BY input.ord`;
 
 /** Archives webhooks in one statement: per item, in order, its row id and its payment's row. */

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { archiveInbound, recordInboundOutcome } from '../../../src/db/inbound.js';
 import { unpackBody } from '../../../src/db/inboundBody.js';
-import { appPlansDatabase } from '../../helpers/plans.js';
+import { appPlansDatabase, type PlanNode } from '../../helpers/plans.js';
 import { statementSizes } from '../../helpers/statements.js';
 
 // Webhooks archived together share one statement (issue 28): each request is answered with
@@ -169,3 +169,41 @@ test('outcomes recorded together share a statement, each written to its own row 
   );
   assert.ok(Math.max(...sizes) > 1, 'concurrent outcomes shared a statement');
 });
+
+// A young installation's burst: a batch of 46 webhooks against a payments table of 7,000
+// rows. A plan that reads the payments by hash over a sequential scan read the whole table
+// for 46 rows (seen in the webhook bench's pending phase, with auto_explain); the payments
+// are found by primary key whatever the statistics.
+test("a batch reads its webhooks' payments by primary key on a young installation's table", async () => {
+  await db.pool.query(
+    `INSERT INTO payments (id, app_id, mode, status, amount_minor, currency, method, provider,
+       provider_ref, external_user_id, return_url, metadata)
+     SELECT 'young-' || g, 'app_plans', 'test', 'initiated', 1000, 'IDR', 'qris', 'idr_psp',
+       'young-ref-' || g, 'buyer', 'https://shop.example/', '{}'
+     FROM generate_series(1, 7000) g`,
+  );
+  await db.pool.query('ANALYZE payments');
+  const session = await db.pool.connect();
+  try {
+    // The statement prepared on this connection (on a client, a batch of one).
+    await archiveInbound(session, 'idr_psp', {}, bodyOf(1), 65_536, 'young-1');
+    const n = 46;
+    const res = await session.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+      `EXPLAIN (FORMAT JSON) EXECUTE inbound_archive_batch(
+         array_fill('idr_psp'::text, ARRAY[${n}]), array_fill('{}'::jsonb, ARRAY[${n}]),
+         array_fill('\\x7b7d'::bytea, ARRAY[${n}]), array_fill(NULL::smallint, ARRAY[${n}]),
+         array_fill(2, ARRAY[${n}]), array_fill('\\x00'::bytea, ARRAY[${n}]),
+         array_fill(false, ARRAY[${n}]),
+         ARRAY[${Array.from({ length: n }, (_, i) => `'young-${i + 1}'`).join(', ')}])`,
+    );
+    assert.deepEqual(seqScansOf(res.rows[0]!['QUERY PLAN'][0].Plan, 'payments'), []);
+  } finally {
+    session.release();
+  }
+});
+
+function seqScansOf(node: PlanNode, table: string, out: string[] = []): string[] {
+  if (node['Node Type'] === 'Seq Scan' && node['Relation Name'] === table) out.push(table);
+  for (const child of node.Plans ?? []) seqScansOf(child, table, out);
+  return out;
+}
