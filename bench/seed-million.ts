@@ -12,7 +12,9 @@
  * (the command line form migrates the database first).
  */
 import pg from 'pg';
+import { encryptSecret } from '../src/auth/crypto.js';
 import { migrate } from '../src/db/migrate.js';
+import { MASTER_KEY } from './lib/env.js';
 
 export interface SeedOptions {
   payments: number;
@@ -45,13 +47,16 @@ export async function seedMillion(
     // Bulk load without per-row triggers (report_days invalidation) or foreign key checks;
     // the rollup is dropped at the end instead.
     await c.query(`SET session_replication_role = replica`);
+    // The secrets sealed under the bench's master key: a gateway refuses to start on a
+    // database whose stored secrets its MASTER_KEY does not open (src/auth/masterKeyCheck.ts).
+    const seal = (plain: string) => encryptSecret(Buffer.from(MASTER_KEY, 'hex'), plain);
     for (const a of SEED_APPS) {
       await c.query(
         `INSERT INTO apps (id, name, mode, api_key, signing_secret_enc, webhook_secret_enc,
            allowed_providers, allowed_methods)
-         VALUES ($1, $2, $3, 'pk_' || $1, 'unused', 'unused', '{idr_psp,card_psp,wallet_psp}', '{}')
+         VALUES ($1, $2, $3, 'pk_' || $1, $4, $5, '{idr_psp,card_psp,wallet_psp}', '{}')
          ON CONFLICT (id) DO NOTHING`,
-        [a.id, a.name, a.mode],
+        [a.id, a.name, a.mode, seal(`sk_seed_${a.id}`), seal(`whsec_seed_${a.id}`)],
       );
     }
     const apps = SEED_APPS.map((a) => a.id);
