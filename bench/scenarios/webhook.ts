@@ -19,7 +19,8 @@ const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 30_000);
 const WARMUP = 500;
 /**
  * Status calls that warm the simulators' process before anything is measured. Its status
- * route takes a few thousand calls to reach its steady cost (twice that before): without
+ * route takes a few thousand calls to reach its steady cost (each call costs twice as much
+ * before): without
  * them, whichever target runs first pays the simulators' warm-up, on the cores it shares.
  */
 const SIMULATOR_WARMUP = 4_000;
@@ -275,10 +276,10 @@ export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings
     }
   };
 
+  await warmSimulators();
   // The provider's first notification of each payment (idr_psp: pending, sent when the
   // transaction is registered): nothing to change, nothing to deliver; the archive and its
   // recorded outcome are the whole of it. As fast as the gateway takes them.
-  await warmSimulators();
   // The pending path warmed up first (the warm-up's payments get their pending notification,
   // as from the provider, before their settlement below): its figure was the gateway's
   // first seconds, the optimizing compiler's included.
