@@ -20,8 +20,8 @@ const WARMUP = 500;
 /**
  * Status calls that warm the simulators' process before anything is measured. Its status
  * route takes a few thousand calls to reach its steady cost (each call costs twice as much
- * before): without
- * them, whichever target runs first pays the simulators' warm-up, on the cores it shares.
+ * before): without them, whichever target runs first pays the simulators' warm-up, on the
+ * cores it shares.
  */
 const SIMULATOR_WARMUP = 4_000;
 // BENCH_WEBHOOK_RATE: the steady phase's offered rate per second (default 70 % of saturation).
