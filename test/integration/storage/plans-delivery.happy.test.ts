@@ -98,6 +98,34 @@ function delivered(deliveryId: string, attempt: number): DeliveryAttempt {
   };
 }
 
+/**
+ * One delivery enqueued, claimed, then recorded by the next claim (which takes nothing): the
+ * worker's two statements prepared on `session`. Returns the delivery's id.
+ */
+async function claimAndRecordOne(
+  admin: Pool,
+  session: pg.PoolClient,
+  body: string,
+): Promise<string> {
+  const one = await enqueueEvent(admin, {
+    appId: 'app_plans',
+    paymentId: null,
+    eventType: 'payment.succeeded',
+    body,
+  });
+  assert.ok(one?.deliveryId);
+  const claimed = await claimDueDeliveries(session, 31, LEASE, CAP);
+  assert.deepEqual(
+    claimed.map((d) => [d.id, d.attempts]),
+    [[one.deliveryId, 1]],
+  );
+  assert.deepEqual(
+    await claimDueDeliveries(session, 31, LEASE, CAP, [delivered(one.deliveryId, 1)]),
+    [],
+  );
+  return one.deliveryId;
+}
+
 // A young installation: 1,500 deliveries, all delivered. Below about 2,000 rows, a generic
 // plan of the record-and-claim joined its batch of attempts and its picked rows to
 // `deliveries` by hash over a sequential scan: the whole table read twice per claim, for a
@@ -135,24 +163,8 @@ async function checkYoungInstallation(admin: Pool, session: pg.PoolClient): Prom
      FROM generate_series(1, ${YOUNG}) n`,
   );
   await admin.query('ANALYZE deliveries, outbound_events');
-  // The statements prepared on the worker's connection (a claim, then its record with the
-  // next claim), and EXPLAINed as they would run next.
-  const one = await enqueueEvent(admin, {
-    appId: 'app_plans',
-    paymentId: null,
-    eventType: 'payment.succeeded',
-    body: '{"young":true}',
-  });
-  assert.ok(one?.deliveryId);
-  const claimed = await claimDueDeliveries(session, 31, LEASE, CAP);
-  assert.deepEqual(
-    claimed.map((d) => d.id),
-    [one.deliveryId],
-  );
-  assert.deepEqual(
-    await claimDueDeliveries(session, 31, LEASE, CAP, [delivered(one.deliveryId, 1)]),
-    [],
-  );
+  // The statements prepared on the worker's connection, and EXPLAINed as they would run next.
+  await claimAndRecordOne(admin, session, '{"young":true}');
   for (const name of ['deliveries_claim_31', 'deliveries_record_claim_31']) {
     const plan = await preparedPlan(session, name);
     assert.deepEqual(
@@ -167,23 +179,8 @@ test("the worker's claims plan once, generically, and stay on their indexes as a
   const mode = await session.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode');
   assert.equal(mode.rows[0]?.plan_cache_mode, 'force_generic_plan');
 
-  // One delivery on a new installation: a claim, then its record with the next claim.
-  const first = await enqueueEvent(admin, {
-    appId: 'app_plans',
-    paymentId: null,
-    eventType: 'payment.succeeded',
-    body: '{"n":1}',
-  });
-  assert.ok(first?.deliveryId);
-  const claimed = await claimDueDeliveries(session, 31, LEASE, CAP);
-  assert.deepEqual(
-    claimed.map((d) => [d.id, d.attempts]),
-    [[first.deliveryId, 1]],
-  );
-  assert.deepEqual(
-    await claimDueDeliveries(session, 31, LEASE, CAP, [delivered(first.deliveryId, 1)]),
-    [],
-  );
+  // One delivery on a new installation.
+  const firstId = await claimAndRecordOne(admin, session, '{"n":1}');
   const names = await session.query<{ name: string }>(
     `SELECT name FROM pg_prepared_statements WHERE name LIKE 'deliveries%' ORDER BY name`,
   );
@@ -230,7 +227,7 @@ test("the worker's claims plan once, generically, and stay on their indexes as a
   // And the claim does what it says on the backlog: the 31 earliest due rows, of which the
   // app's default endpoint (odd rows) keeps its cap of 8 and each endpoint (even rows, one
   // each) its one; the 8 other rows of the default endpoint are left due.
-  const taken = await claimDueDeliveries(session, 31, LEASE, CAP, [delivered(first.deliveryId, 1)]);
+  const taken = await claimDueDeliveries(session, 31, LEASE, CAP, [delivered(firstId, 1)]);
   const earliest = Array.from({ length: 31 }, (_, i) => 20001 + i);
   const expected = [
     ...earliest.filter((n) => n % 2 === 1).slice(0, CAP),
