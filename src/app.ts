@@ -74,17 +74,15 @@ export async function startGateway(
     : locator;
   const pool = createPool(locator, opts.poolMax ?? 20);
   const durablePool = createPool(locator, 10, true);
-  // CSV exports hold a connection while a reader reads: never the main pool's (gateway.ts).
-  const exportPool = createPool(locator, EXPORT_POOL_SIZE);
-  const deliveryPool = createPool(locator, DELIVERY_POOL_SIZE, false, { genericPlans: true });
+  const pools = {
+    pool,
+    durablePool,
+    // CSV exports hold a connection while a reader reads: never the main pool's (gateway.ts).
+    exportPool: createPool(locator, EXPORT_POOL_SIZE),
+    deliveryPool: createPool(locator, DELIVERY_POOL_SIZE, false, { genericPlans: true }),
+  };
   const listener = new Listener(direct, log);
-  const gw = createGateway(
-    config,
-    { pool, durablePool, exportPool, deliveryPool },
-    log,
-    listener,
-    opts.webhookNetwork,
-  );
+  const gw = createGateway(config, pools, log, listener, opts.webhookNetwork);
   const simulators = mountedSimulators(config, gw);
   const http = buildHttpServer(
     gw,
@@ -122,10 +120,7 @@ export async function startGateway(
     await http.close().catch(() => undefined);
     await workers?.stop().catch(() => undefined);
     await listener.stop();
-    await pool.end().catch(() => undefined);
-    await durablePool.end().catch(() => undefined);
-    await exportPool.end().catch(() => undefined);
-    await deliveryPool.end().catch(() => undefined);
+    for (const p of Object.values(pools)) await p.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
     throw err;
   }
@@ -142,10 +137,7 @@ export async function startGateway(
         await http.close();
         await workers?.stop();
         await listener.stop();
-        await pool.end();
-        await durablePool.end();
-        await exportPool.end();
-        await deliveryPool.end();
+        for (const p of Object.values(pools)) await p.end();
         await embedded?.stop();
       })();
       return stopping;
