@@ -19,6 +19,13 @@ export interface PlanNode {
   Plans?: PlanNode[];
 }
 
+/** The sequential scans of `table` anywhere in a plan: one entry (the table's name) each. */
+export function seqScans(node: PlanNode, table: string, out: string[] = []): string[] {
+  if (node['Node Type'] === 'Seq Scan' && node['Relation Name'] === table) out.push(table);
+  for (const child of node.Plans ?? []) seqScans(child, table, out);
+  return out;
+}
+
 /** The app `app_plans` (test mode, idr_psp), which the plan tests' payments reference. */
 export async function insertPlansApp(db: Queryable): Promise<void> {
   await db.query(

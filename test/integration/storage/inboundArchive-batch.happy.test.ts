@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { archiveInbound, recordInboundOutcome } from '../../../src/db/inbound.js';
 import { unpackBody } from '../../../src/db/inboundBody.js';
-import { appPlansDatabase, type PlanNode } from '../../helpers/plans.js';
+import { appPlansDatabase, seqScans, type PlanNode } from '../../helpers/plans.js';
 import { statementSizes } from '../../helpers/statements.js';
 
 // Webhooks archived together share one statement (issue 28): each request is answered with
@@ -196,14 +196,8 @@ test("a batch reads its webhooks' payments by primary key on a young installatio
          array_fill(false, ARRAY[${n}]),
          ARRAY[${Array.from({ length: n }, (_, i) => `'young-${i + 1}'`).join(', ')}])`,
     );
-    assert.deepEqual(seqScansOf(res.rows[0]!['QUERY PLAN'][0].Plan, 'payments'), []);
+    assert.deepEqual(seqScans(res.rows[0]!['QUERY PLAN'][0].Plan, 'payments'), []);
   } finally {
     session.release();
   }
 });
-
-function seqScansOf(node: PlanNode, table: string, out: string[] = []): string[] {
-  if (node['Node Type'] === 'Seq Scan' && node['Relation Name'] === table) out.push(table);
-  for (const child of node.Plans ?? []) seqScansOf(child, table, out);
-  return out;
-}

@@ -6,7 +6,7 @@ import { enqueueEvent } from '../../../src/db/outbox.js';
 import { analyzeGrownTables } from '../../../src/db/planGuard.js';
 import { createPool, type Pool } from '../../../src/db/pool.js';
 import { createTestDatabase } from '../../helpers/db.js';
-import { insertPlansApp, type PlanNode } from '../../helpers/plans.js';
+import { insertPlansApp, seqScans, type PlanNode } from '../../helpers/plans.js';
 
 // The delivery worker claims and records on a pool that plans each statement once,
 // generically (src/gateway.ts deliveryPool, db/deliveries.ts claimStatements): a custom plan
@@ -60,12 +60,6 @@ function badScans(node: PlanNode, out: string[] = []): string[] {
       out.push(`full scan of index ${node['Index Name']}`);
   }
   for (const child of node.Plans ?? []) badScans(child, out);
-  return out;
-}
-
-function seqScans(node: PlanNode, table: string, out: string[] = []): string[] {
-  if (node['Node Type'] === 'Seq Scan' && node['Relation Name'] === table) out.push(table);
-  for (const child of node.Plans ?? []) seqScans(child, table, out);
   return out;
 }
 
