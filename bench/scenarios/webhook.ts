@@ -192,6 +192,7 @@ export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings
   /** The simulators' status route warmed up: read-only calls on the seeded payments. */
   const warmSimulators = async () => {
     const statusBase = `${gw.simulators?.url ?? gw.url}/sim/idr_psp/v2/`;
+    const statusPath = new URL(statusBase).pathname;
     const authorization = basicAuth(serverKey);
     let next = 0;
     const result = await load({
@@ -203,7 +204,7 @@ export async function benchWebhookToDelivery(db: BenchDatabase, s: BenchSettings
           setupRequest: (req) => ({
             ...req,
             method: 'GET',
-            path: `${new URL(statusBase).pathname}${seeded[next++ % seeded.length] as string}/status`,
+            path: `${statusPath}${seeded[next++ % seeded.length] as string}/status`,
             headers: { accept: 'application/json', authorization },
           }),
         },
