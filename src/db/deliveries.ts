@@ -1,6 +1,6 @@
 import { newDeliveryId } from '../domain/ids.js';
 import { readEventBody, type StoredEventBody } from './eventBody.js';
-import type { Queryable } from './pool.js';
+import type { Pool, Queryable } from './pool.js';
 
 /** NOTIFY channel that wakes the delivery workers when a delivery commits. */
 export const DELIVERY_CHANNEL = 'paygate_delivery';
@@ -112,14 +112,36 @@ RETURNING d.id, d.attempts, d.event_id, d.app_id, d.endpoint_id, e.event_type, e
 }
 
 /**
+ * Claims take turns across instances: each runs in a transaction that first takes this
+ * lock. A claim counts its targets' leases in its statement's snapshot, and a snapshot taken
+ * while another instance's claim was still uncommitted misses that claim's leases; SKIP
+ * LOCKED then hands it other rows of the same endpoint, and both take up to the cap (six
+ * workers that started together held 15 deliveries of an endpoint whose cap was 3, test
+ * delivery/claim-cap.race). Under READ COMMITTED each statement takes its own snapshot, so
+ * the claim after the lock sees every claim that held the lock before it as committed. The
+ * lock is released at commit, after the commit is visible.
+ *
+ * Held only between two statements sent back to back, never while the process waits on
+ * anything else. A process frozen while holding it (stopped, swapped out) would stall every
+ * instance's claims: the transaction's session is ended after 5 s idle in it, which releases
+ * the lock and rolls the claim back (its rows stay due).
+ */
+const CLAIM_TURN_SQL =
+  "BEGIN; SET LOCAL idle_in_transaction_session_timeout = '5s'; " +
+  "SELECT pg_advisory_xact_lock(hashtext('paygate delivery claims'))";
+
+/**
  * Claims up to \`limit\` due deliveries for one attempt each under a lease of \`leaseMs\`,
- * at most \`perTarget\` in flight per endpoint: SKIP LOCKED keeps instances apart, and a
- * worker that dies loses its claim with the lease.
+ * at most \`perTarget\` in flight per endpoint across every instance: claims take turns
+ * (CLAIM_TURN_SQL), SKIP LOCKED keeps them off rows another transaction is recording, and a
+ * worker that dies loses its claim with the lease. Three round trips: the turn, the
+ * statement, the commit.
  *
  * With \`recorded\`, the same statement first records those finished attempts, as
- * recordDeliveryAttempts does (claimStatements): one round trip and one commit for both.
- * Recording them later than their answers changes nothing that could be lost: until that
- * commit each delivery is pending under its lease, and sent again once the lease runs out.
+ * recordDeliveryAttempts does (claimStatements): one commit for both. Recording them later
+ * than their answers changes nothing that could be lost: until that commit each delivery is
+ * pending under its lease, and sent again once the lease runs out. With \`limit\` 0 nothing
+ * can be claimed: the statement records alone, without a turn.
  *
  * A claim that took deliveries is also the durability barrier of what it took, on any pool:
  * its RETURNING turns synchronous_commit on for its own transaction (set_config(..., true),
@@ -130,6 +152,32 @@ RETURNING d.id, d.attempts, d.event_id, d.app_id, d.endpoint_id, e.event_type, e
  * with a crash is sent again (at least once), so it needs no barrier of its own.
  */
 export async function claimDueDeliveries(
+  pool: Pool,
+  limit: number,
+  leaseMs: number,
+  perTarget: number,
+  recorded: readonly DeliveryAttempt[] = [],
+): Promise<ClaimedDelivery[]> {
+  if (limit === 0) return claimStatement(pool, limit, leaseMs, perTarget, recorded);
+  const client = await pool.connect();
+  try {
+    await client.query(CLAIM_TURN_SQL);
+    const rows = await claimStatement(client, limit, leaseMs, perTarget, recorded);
+    await client.query('COMMIT');
+    return rows;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * The claim's statement alone, in the caller's transaction, which took its turn
+ * (claimDueDeliveries); without one, only where no other claim runs (the plan tests).
+ */
+export async function claimStatement(
   db: Queryable,
   limit: number,
   leaseMs: number,

@@ -36,8 +36,9 @@ export interface DeliveryWorkerDeps {
 
 /**
  * Delivers outbound webhooks (docs/api.md#delivery-and-retries). Any number of instances run one each: claims
- * use SKIP LOCKED row locks plus a lease (db/deliveries.ts), so a worker that dies mid-delivery loses its
- * claim when the lease runs out and another instance delivers (at least once).
+ * take turns across instances, so each endpoint's cap holds for all of them, and lease their
+ * rows (db/deliveries.ts), so a worker that dies mid-delivery loses its claim when the lease
+ * runs out and another instance delivers (at least once).
  */
 export class DeliveryWorker {
   private running = false;

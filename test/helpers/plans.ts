@@ -37,17 +37,18 @@ export async function insertPlansApp(db: Queryable): Promise<void> {
 
 /**
  * A database of the test file's own with the app `app_plans` (and what `seed` writes),
- * created before its tests and dropped after: `.pool` once the tests run. One hook does it
+ * created before its tests and dropped after: `.pool` and `.url` once the tests run. One hook does it
  * all: a test file's top-level hooks do not wait for one another.
  */
 export function appPlansDatabase(
   poolSize: number,
   seed: (pool: Pool) => Promise<unknown> = async () => undefined,
-): { pool: Pool } {
-  const handle = {} as { pool: Pool };
+): { pool: Pool; url: string } {
+  const handle = {} as { pool: Pool; url: string };
   let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
   before(async () => {
     db = await createTestDatabase();
+    handle.url = db.url;
     handle.pool = createPool(db.url, poolSize);
     await insertPlansApp(handle.pool);
     await seed(handle.pool);

@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import {
   claimDueDeliveries,
+  claimStatement,
   recordDeliveryAttempts,
   type DeliveryAttempt,
 } from '../../../src/db/deliveries.js';
@@ -264,7 +265,7 @@ for (const [verdict, code, status, lastStatus] of [
     const firstWrite = await pool.connect();
     try {
       await firstWrite.query('BEGIN');
-      assert.deepEqual(await claimDueDeliveries(firstWrite, 0, LEASE, CAP, batch.attempts), []);
+      assert.deepEqual(await claimStatement(firstWrite, 0, LEASE, CAP, batch.attempts), []);
       const rewrite = recorder.failed(batch);
       await eventually(async () => {
         const w = await pool.query(

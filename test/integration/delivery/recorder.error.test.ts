@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { claimDueDeliveries, type DeliveryAttempt } from '../../../src/db/deliveries.js';
+import {
+  claimDueDeliveries,
+  claimStatement,
+  type DeliveryAttempt,
+} from '../../../src/db/deliveries.js';
 import { enqueueEvent } from '../../../src/db/outbox.js';
 import { AttemptRecorder } from '../../../src/delivery/recorder.js';
 import type { AppWithSecrets } from '../../helpers/contract.js';
@@ -309,7 +313,7 @@ test('a claim that took deliveries commits synchronously (their durability barri
     let claimed: string[] = [];
     assert.equal(
       await commitSetting(async (c) => {
-        claimed = (await claimDueDeliveries(c, 10, 60_000, 100)).map((d) => d.id);
+        claimed = (await claimStatement(c, 10, 60_000, 100)).map((d) => d.id);
       }),
       'on',
     );
@@ -317,9 +321,7 @@ test('a claim that took deliveries commits synchronously (their durability barri
     // Nothing due: the claim records the attempt and takes nothing.
     assert.equal(
       await commitSetting(async (c) => {
-        claimed = (await claimDueDeliveries(c, 10, 60_000, 100, [attempt(id!, 200)])).map(
-          (d) => d.id,
-        );
+        claimed = (await claimStatement(c, 10, 60_000, 100, [attempt(id!, 200)])).map((d) => d.id);
       }),
       'off',
     );

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
-import { claimDueDeliveries, type DeliveryAttempt } from '../../../src/db/deliveries.js';
+import { claimStatement, type DeliveryAttempt } from '../../../src/db/deliveries.js';
 import { enqueueEvent } from '../../../src/db/outbox.js';
 import { analyzeGrownTables } from '../../../src/db/planGuard.js';
 import { createPool, type Pool } from '../../../src/db/pool.js';
@@ -108,13 +108,13 @@ async function claimAndRecordOne(
     body,
   });
   assert.ok(one?.deliveryId);
-  const claimed = await claimDueDeliveries(session, 31, LEASE, CAP);
+  const claimed = await claimStatement(session, 31, LEASE, CAP);
   assert.deepEqual(
     claimed.map((d) => [d.id, d.attempts]),
     [[one.deliveryId, 1]],
   );
   assert.deepEqual(
-    await claimDueDeliveries(session, 31, LEASE, CAP, [delivered(one.deliveryId, 1)]),
+    await claimStatement(session, 31, LEASE, CAP, [delivered(one.deliveryId, 1)]),
     [],
   );
   return one.deliveryId;
@@ -221,7 +221,7 @@ test("the worker's claims plan once, generically, and stay on their indexes as a
   // And the claim does what it says on the backlog: the 31 earliest due rows, of which the
   // app's default endpoint (odd rows) keeps its cap of 8 and each endpoint (even rows, one
   // each) its one; the 8 other rows of the default endpoint are left due.
-  const taken = await claimDueDeliveries(session, 31, LEASE, CAP, [delivered(firstId, 1)]);
+  const taken = await claimStatement(session, 31, LEASE, CAP, [delivered(firstId, 1)]);
   const earliest = Array.from({ length: 31 }, (_, i) => 20001 + i);
   const expected = [
     ...earliest.filter((n) => n % 2 === 1).slice(0, CAP),

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  claimDueDeliveries,
+  type ClaimedDelivery,
+  type DeliveryAttempt,
+} from '../../../src/db/deliveries.js';
+import { enqueueEvent } from '../../../src/db/outbox.js';
+import { createPool, type Pool } from '../../../src/db/pool.js';
+import { appPlansDatabase } from '../../helpers/plans.js';
+
+// The per-endpoint cap (DELIVERY_ENDPOINT_CONCURRENCY) holds across instances: each instance's
+// worker claims on a connection of its own, and the claims of one endpoint race. A claim
+// counts the endpoint's leases; one that counted while another instance's claim was taking
+// rows, and took its own once those were committed, would lease more than the cap (seen as
+// "the receiver held 4 requests at once" with a cap of 3 and two gateways).
+//
+// Here six workers claim one endpoint's deliveries as the delivery worker does, in five
+// rounds of 120: each records the attempts it finished with its next claim. A worker counts
+// its deliveries as in flight from its claim's commit to just before the statement recording
+// them, so the sum never exceeds what the database holds leased; any sum above the cap is a
+// cap broken. On the claim without turns every run failed (18 leased at once).
+
+const CAP = 3;
+const WORKERS = 6;
+const ROUNDS = 5;
+const PER_ROUND = 120;
+const LEASE = 60_000;
+
+const db = appPlansDatabase(4);
+
+function delivered(d: ClaimedDelivery): DeliveryAttempt {
+  return {
+    deliveryId: d.id,
+    verdict: 'delivered',
+    statusCode: 204,
+    error: null,
+    responseBody: '',
+    delayMs: 0,
+    attempt: d.attempts,
+    startedAt: new Date(),
+    durationMs: 1,
+  };
+}
+
+async function enqueue(n: number, from: number): Promise<void> {
+  for (let i = 0; i < n; i += 40) {
+    await Promise.all(
+      Array.from({ length: Math.min(40, n - i) }, (_, j) =>
+        enqueueEvent(db.pool, {
+          appId: 'app_plans',
+          paymentId: null,
+          eventType: 'payment.succeeded',
+          body: `{"n":${from + i + j}}`,
+        }),
+      ),
+    );
+  }
+}
+
+test('workers claiming one endpoint on connections of their own never lease more than its cap at once', async () => {
+  let inFlight = 0;
+  let maxInFlight = 0;
+  // The worker's pools, as the gateway makes them.
+  const pools: Pool[] = Array.from({ length: WORKERS }, () =>
+    createPool(db.url, 1, false, { genericPlans: true }),
+  );
+  // A round: the workers start together (as instances woken by one NOTIFY) and take the
+  // round's deliveries until none is left.
+  const round = async (pool: Pool, deliveries: number, sent: { n: number }): Promise<void> => {
+    let finished: DeliveryAttempt[] = [];
+    let idle = 0;
+    while (sent.n < deliveries && idle < 200) {
+      inFlight -= finished.length;
+      const claimed = await claimDueDeliveries(pool, 4, LEASE, CAP, finished);
+      inFlight += claimed.length;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      sent.n += claimed.length;
+      idle = claimed.length === 0 ? idle + 1 : 0;
+      // The receiver's answers come back after a moment.
+      await new Promise((r) => setTimeout(r, Math.random() * 3));
+      finished = claimed.map(delivered);
+    }
+    inFlight -= finished.length;
+    if (finished.length > 0) await claimDueDeliveries(pool, 0, LEASE, CAP, finished);
+  };
+  try {
+    for (let r = 0; r < ROUNDS; r++) {
+      await enqueue(PER_ROUND, r * PER_ROUND);
+      const sent = { n: 0 };
+      await Promise.all(pools.map((p) => round(p, PER_ROUND, sent)));
+    }
+  } finally {
+    await Promise.all(pools.map((p) => p.end()));
+  }
+  const states = await db.pool.query<{ status: string; attempts: number; n: number }>(
+    `SELECT status, attempts, count(*)::int AS n FROM deliveries GROUP BY 1, 2`,
+  );
+  assert.deepEqual(states.rows, [{ status: 'delivered', attempts: 1, n: ROUNDS * PER_ROUND }]);
+  assert.ok(maxInFlight <= CAP, `${maxInFlight} deliveries of the endpoint leased at once`);
+  assert.equal(maxInFlight, CAP, 'the workers together reached the cap');
+});
