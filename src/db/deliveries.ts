@@ -126,7 +126,7 @@ RETURNING d.id, d.attempts, d.event_id, d.app_id, d.endpoint_id, e.event_type, e
  * instance's claims: the transaction's session is ended after 5 s idle in it, which releases
  * the lock and rolls the claim back (its rows stay due).
  */
-const CLAIM_TURN_SQL =
+export const CLAIM_TURN_SQL =
   "BEGIN; SET LOCAL idle_in_transaction_session_timeout = '5s'; " +
   "SELECT pg_advisory_xact_lock(hashtext('paygate delivery claims'))";
 

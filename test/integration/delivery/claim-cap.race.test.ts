@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  CLAIM_TURN_SQL,
   claimDueDeliveries,
   type ClaimedDelivery,
   type DeliveryAttempt,
 } from '../../../src/db/deliveries.js';
 import { enqueueEvent } from '../../../src/db/outbox.js';
 import { createPool, type Pool } from '../../../src/db/pool.js';
+import { eventually } from '../../helpers/eventually.js';
 import { appPlansDatabase } from '../../helpers/plans.js';
 
 // The per-endpoint cap (DELIVERY_ENDPOINT_CONCURRENCY) holds across instances: each instance's
@@ -99,4 +101,44 @@ test('workers claiming one endpoint on connections of their own never lease more
   assert.deepEqual(states.rows, [{ status: 'delivered', attempts: 1, n: ROUNDS * PER_ROUND }]);
   assert.ok(maxInFlight <= CAP, `${maxInFlight} deliveries of the endpoint leased at once`);
   assert.equal(maxInFlight, CAP, 'the workers together reached the cap');
+});
+
+test('a turn held by a session that went quiet ends after 5 s: the other workers claim again, and the quiet session is gone', async () => {
+  await enqueueEvent(db.pool, {
+    appId: 'app_plans',
+    paymentId: null,
+    eventType: 'payment.succeeded',
+    body: '{"n":"quiet"}',
+  });
+  const quietPool = createPool(db.url, 1, false, { genericPlans: true });
+  const workerPool = createPool(db.url, 1, false, { genericPlans: true });
+  const quiet = await quietPool.connect();
+  let ended: Error | undefined;
+  quiet.on('error', (e) => (ended = e));
+  try {
+    const pid = (await quiet.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    // A worker's process stopped right after taking its turn.
+    await quiet.query(CLAIM_TURN_SQL);
+    const started = Date.now();
+    const claimed = await claimDueDeliveries(workerPool, 4, LEASE, CAP);
+    const waited = Date.now() - started;
+    assert.deepEqual(
+      claimed.map((d) => d.body),
+      ['{"n":"quiet"}'],
+    );
+    assert.ok(waited >= 4_000, `the claim waited for the quiet turn (${waited} ms)`);
+    // The server ended the quiet session, and with it its transaction.
+    await eventually(async () => ended, 'the quiet session ended');
+    const left = await db.pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid]);
+    assert.equal(left.rowCount, 0);
+    const err = await quiet.query('SELECT 1').then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+    assert.match(String(err?.message), /not queryable/);
+  } finally {
+    quiet.release(true);
+    await quietPool.end();
+    await workerPool.end();
+  }
 });
