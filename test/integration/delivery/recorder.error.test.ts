@@ -334,3 +334,48 @@ test('a claim that took deliveries commits synchronously (their durability barri
     await pool.end();
   }
 });
+
+test("a claim's turn commits synchronously when it took deliveries, asynchronously when it took none", async () => {
+  const own = await gw.createApp({ name: 'Recorder turn durability' });
+  const pool = recorderPool('recorder-turn-durability-test', '-c synchronous_commit=off');
+  // The setting each turn's COMMIT runs under, read on its connection just before it.
+  const commits: string[] = [];
+  const watched = {
+    connect: async () => {
+      const c = await pool.connect();
+      const query = c.query.bind(c) as (q: unknown, ...rest: unknown[]) => Promise<pg.QueryResult>;
+      const release = c.release.bind(c);
+      return Object.assign(c, {
+        query: async (q: unknown, ...rest: unknown[]) => {
+          if (q === 'COMMIT') {
+            const s = await query('SHOW synchronous_commit');
+            commits.push(String(s.rows[0]?.synchronous_commit));
+          }
+          return query(q, ...rest);
+        },
+        release: (err?: Error | boolean) => {
+          Object.assign(c, { query, release });
+          release(err);
+        },
+      });
+    },
+    query: pool.query.bind(pool),
+  } as unknown as pg.Pool;
+  try {
+    while ((await claimDueDeliveries(pool, 100, 60_000, 100)).length > 0);
+    const [id] = await pendingDeliveries(1, own.app_id);
+    const claimed = await claimDueDeliveries(watched, 10, 60_000, 100);
+    assert.deepEqual(
+      claimed.map((d) => d.id),
+      [id],
+    );
+    assert.deepEqual(await claimDueDeliveries(watched, 10, 60_000, 100, [attempt(id!, 200)]), []);
+    assert.deepEqual(await claimDueDeliveries(watched, 10, 60_000, 100), []);
+    assert.deepEqual(commits, ['on', 'off', 'off']);
+    // After the turn the connection commits as its pool does again.
+    const s = await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+    assert.equal(s.rows[0]?.synchronous_commit, 'off');
+  } finally {
+    await pool.end();
+  }
+});
