@@ -1,6 +1,6 @@
 import { newDeliveryId } from '../domain/ids.js';
 import { readEventBody, type StoredEventBody } from './eventBody.js';
-import type { Pool, Queryable } from './pool.js';
+import { withTransaction, type Pool, type Queryable } from './pool.js';
 
 /** NOTIFY channel that wakes the delivery workers when a delivery commits. */
 export const DELIVERY_CHANNEL = 'paygate_delivery';
@@ -159,18 +159,11 @@ export async function claimDueDeliveries(
   recorded: readonly DeliveryAttempt[] = [],
 ): Promise<ClaimedDelivery[]> {
   if (limit === 0) return claimStatement(pool, limit, leaseMs, perTarget, recorded);
-  const client = await pool.connect();
-  try {
-    await client.query(CLAIM_TURN_SQL);
-    const rows = await claimStatement(client, limit, leaseMs, perTarget, recorded);
-    await client.query('COMMIT');
-    return rows;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  return withTransaction(
+    pool,
+    (c) => claimStatement(c, limit, leaseMs, perTarget, recorded),
+    CLAIM_TURN_SQL,
+  );
 }
 
 /**

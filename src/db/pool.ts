@@ -80,14 +80,18 @@ export async function durable(pool: Queryable): Promise<void> {
   await pool.query(BARRIER_SQL);
 }
 
-/** Runs fn in one transaction on one client; rolls back on any error. */
+/**
+ * Runs fn in one transaction on one client; rolls back on any error. `begin` opens it, and
+ * may take locks or set what the transaction needs in the same round trip.
+ */
 export async function withTransaction<T>(
   pool: pg.Pool,
   fn: (c: pg.PoolClient) => Promise<T>,
+  begin = 'BEGIN',
 ): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    await client.query(begin);
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
