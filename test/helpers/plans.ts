@@ -5,6 +5,8 @@
 import { after, before } from 'node:test';
 import { packEventBody } from '../../src/db/eventBody.js';
 import type { FreshCreate } from '../../src/db/paymentCreation.js';
+import type { DeliveryAttempt } from '../../src/db/deliveries.js';
+import { enqueueEvent } from '../../src/db/outbox.js';
 import type { Finalization } from '../../src/db/paymentFinalize.js';
 import { createPool, type Pool, type Queryable } from '../../src/db/pool.js';
 import { createTestDatabase } from './db.js';
@@ -35,10 +37,41 @@ export async function insertPlansApp(db: Queryable): Promise<void> {
   );
 }
 
+/** `n` events of `app_plans` enqueued, each with its delivery to the app's URL, bodies {"n":from..}. */
+export async function enqueueDeliveries(db: Queryable, n: number, from = 0): Promise<void> {
+  for (let i = 0; i < n; i += 40) {
+    await Promise.all(
+      Array.from({ length: Math.min(40, n - i) }, (_, j) =>
+        enqueueEvent(db, {
+          appId: 'app_plans',
+          paymentId: null,
+          eventType: 'payment.succeeded',
+          body: `{"n":${from + i + j}}`,
+        }),
+      ),
+    );
+  }
+}
+
+/** A delivery's attempt `attempt` answered 204, as the worker records it. */
+export function deliveredAttempt(deliveryId: string, attempt: number): DeliveryAttempt {
+  return {
+    deliveryId,
+    verdict: 'delivered',
+    statusCode: 204,
+    error: null,
+    responseBody: '',
+    delayMs: 0,
+    attempt,
+    startedAt: new Date(),
+    durationMs: 3,
+  };
+}
+
 /**
  * A database of the test file's own with the app `app_plans` (and what `seed` writes),
- * created before its tests and dropped after: `.pool` and `.url` once the tests run. One hook does it
- * all: a test file's top-level hooks do not wait for one another.
+ * created before its tests and dropped after: `.pool` and `.url` once the tests run. One
+ * hook does it all: a test file's top-level hooks do not wait for one another.
  */
 export function appPlansDatabase(
   poolSize: number,

@@ -3,13 +3,12 @@ import { test } from 'node:test';
 import {
   CLAIM_TURN_SQL,
   claimDueDeliveries,
-  type ClaimedDelivery,
   type DeliveryAttempt,
 } from '../../../src/db/deliveries.js';
 import { enqueueEvent } from '../../../src/db/outbox.js';
 import { createPool, type Pool } from '../../../src/db/pool.js';
 import { eventually } from '../../helpers/eventually.js';
-import { appPlansDatabase } from '../../helpers/plans.js';
+import { appPlansDatabase, deliveredAttempt, enqueueDeliveries } from '../../helpers/plans.js';
 
 // The per-endpoint cap (DELIVERY_ENDPOINT_CONCURRENCY) holds across instances: each instance's
 // worker claims on a connection of its own, and the claims of one endpoint race. A claim
@@ -30,35 +29,6 @@ const PER_ROUND = 120;
 const LEASE = 60_000;
 
 const db = appPlansDatabase(4);
-
-function delivered(d: ClaimedDelivery): DeliveryAttempt {
-  return {
-    deliveryId: d.id,
-    verdict: 'delivered',
-    statusCode: 204,
-    error: null,
-    responseBody: '',
-    delayMs: 0,
-    attempt: d.attempts,
-    startedAt: new Date(),
-    durationMs: 1,
-  };
-}
-
-async function enqueue(n: number, from: number): Promise<void> {
-  for (let i = 0; i < n; i += 40) {
-    await Promise.all(
-      Array.from({ length: Math.min(40, n - i) }, (_, j) =>
-        enqueueEvent(db.pool, {
-          appId: 'app_plans',
-          paymentId: null,
-          eventType: 'payment.succeeded',
-          body: `{"n":${from + i + j}}`,
-        }),
-      ),
-    );
-  }
-}
 
 test('workers claiming one endpoint on connections of their own never lease more than its cap at once', async () => {
   let inFlight = 0;
@@ -81,14 +51,14 @@ test('workers claiming one endpoint on connections of their own never lease more
       idle = claimed.length === 0 ? idle + 1 : 0;
       // The receiver's answers come back after a moment.
       await new Promise((r) => setTimeout(r, Math.random() * 3));
-      finished = claimed.map(delivered);
+      finished = claimed.map((d) => deliveredAttempt(d.id, d.attempts));
     }
     inFlight -= finished.length;
     if (finished.length > 0) await claimDueDeliveries(pool, 0, LEASE, CAP, finished);
   };
   try {
     for (let r = 0; r < ROUNDS; r++) {
-      await enqueue(PER_ROUND, r * PER_ROUND);
+      await enqueueDeliveries(db.pool, PER_ROUND, r * PER_ROUND);
       const sent = { n: 0 };
       await Promise.all(pools.map((p) => round(p, PER_ROUND, sent)));
     }

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
-import { claimStatement, type DeliveryAttempt } from '../../../src/db/deliveries.js';
+import { claimStatement } from '../../../src/db/deliveries.js';
 import { enqueueEvent } from '../../../src/db/outbox.js';
 import { analyzeGrownTables } from '../../../src/db/planGuard.js';
 import { createPool, type Pool } from '../../../src/db/pool.js';
 import { createTestDatabase } from '../../helpers/db.js';
-import { insertPlansApp, seqScans, type PlanNode } from '../../helpers/plans.js';
+import { deliveredAttempt, insertPlansApp, seqScans, type PlanNode } from '../../helpers/plans.js';
 
 // The delivery worker claims and records on a pool that plans each statement once,
 // generically (src/gateway.ts deliveryPool, db/deliveries.ts claimStatements): a custom plan
@@ -78,20 +78,6 @@ function indexesUsed(node: PlanNode, out: string[] = []): string[] {
   return out;
 }
 
-function delivered(deliveryId: string, attempt: number): DeliveryAttempt {
-  return {
-    deliveryId,
-    verdict: 'delivered',
-    statusCode: 204,
-    error: null,
-    responseBody: '',
-    delayMs: 0,
-    attempt,
-    startedAt: new Date(),
-    durationMs: 3,
-  };
-}
-
 /**
  * One delivery enqueued, claimed, then recorded by the next claim (which takes nothing): the
  * worker's two statements prepared on `session`. Returns the delivery's id.
@@ -114,7 +100,7 @@ async function claimAndRecordOne(
     [[one.deliveryId, 1]],
   );
   assert.deepEqual(
-    await claimStatement(session, 31, LEASE, CAP, [delivered(one.deliveryId, 1)]),
+    await claimStatement(session, 31, LEASE, CAP, [deliveredAttempt(one.deliveryId, 1)]),
     [],
   );
   return one.deliveryId;
@@ -221,7 +207,7 @@ test("the worker's claims plan once, generically, and stay on their indexes as a
   // And the claim does what it says on the backlog: the 31 earliest due rows, of which the
   // app's default endpoint (odd rows) keeps its cap of 8 and each endpoint (even rows, one
   // each) its one; the 8 other rows of the default endpoint are left due.
-  const taken = await claimStatement(session, 31, LEASE, CAP, [delivered(firstId, 1)]);
+  const taken = await claimStatement(session, 31, LEASE, CAP, [deliveredAttempt(firstId, 1)]);
   const earliest = Array.from({ length: 31 }, (_, i) => 20001 + i);
   const expected = [
     ...earliest.filter((n) => n % 2 === 1).slice(0, CAP),
